@@ -1,0 +1,28 @@
+# Two commands do everything on a fresh Debian/Ubuntu machine:
+#   make demo   — set up, then generate a game from a brief with the embedded defaults
+#   make test   — set up, then lint + the whole test suite
+BRIEF ?= a potion shop tycoon where I brew potions from herbs and sell them to adventurers
+VENV := .venv/bin
+
+.PHONY: setup demo test lint serve bench clean
+setup:
+	@scripts/setup.sh
+
+demo: setup
+	$(VENV)/tier2 generate "$(BRIEF)"
+
+lint: setup
+	$(VENV)/ruff check tier2 tests bench ci
+	$(VENV)/python ci/check_imports.py
+
+test: lint
+	$(VENV)/python -m pytest -q
+
+serve: setup
+	$(VENV)/tier2 serve
+
+bench: setup
+	$(VENV)/python bench/generate.py
+
+clean:
+	rm -rf workspaces/projects workspaces/.redis

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Idempotent setup on Debian/Ubuntu: system packages (chromium, redis-server), the Python venv with the
+# locked dependencies, and the capability packs' npm packages. Safe to run again; installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=${PYTHON:-python3}
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+$PY -c "import venv, ensurepip" >/dev/null 2>&1 || need_apt+=(python3-venv)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]} (apt)" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv" >&2
+  $PY -m venv .venv
+fi
+stamp=.venv/.tier2-deps
+want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing Python dependencies (requirements.lock)" >&2
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.lock
+  .venv/bin/pip install -q --disable-pip-version-check --no-deps -e .
+  echo "$want" > "$stamp"
+fi
+
+for pack in capability_packs/*/; do
+  [ -f "$pack/package-lock.json" ] || continue
+  pstamp="$pack/node_modules/.tier2-lock"
+  pwant=$(sha256sum "$pack/package-lock.json" | cut -d' ' -f1)
+  if [ ! -f "$pstamp" ] || [ "$(cat "$pstamp")" != "$pwant" ]; then
+    echo "setup: npm ci in $pack" >&2
+    (cd "$pack" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$pwant" > "$pstamp"
+  fi
+done
+echo "setup: ok ($ROOT)" >&2

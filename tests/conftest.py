@@ -1,0 +1,70 @@
+"""Shared fixtures: real redis-server child, real Chromium pool, real pack toolchain — per test session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from tier2.browser import BrowserPool, find_chromium
+from tier2.packs import Pack, load_pack
+from tier2.settings.loader import REPO_ROOT, Settings, load_security
+from tier2.store.embedded import EmbeddedRedis
+
+REPO = REPO_ROOT
+
+
+@pytest.fixture(autouse=True)
+def _no_real_model_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never reach a real model provider: drop provider keys from the environment."""
+    for key in list(os.environ):
+        if key.endswith("_API_KEY") and not key.startswith("TIER2_TEST"):
+            monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_server: EmbeddedRedis) -> str:
+    return redis_server.url
+
+
+@pytest.fixture(scope="session")
+def workspaces(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("workspaces")
+
+
+@pytest.fixture(scope="session")
+def settings(workspaces: Path, redis_url: str) -> Settings:
+    return Settings(workspaces=workspaces, redis_url=redis_url)
+
+
+@pytest.fixture(scope="session")
+def pack() -> Pack:
+    p = load_pack(REPO / "capability_packs", "phaser", REPO / "skills")
+    p.check_toolchain()
+    return p
+
+
+@pytest.fixture(scope="session")
+async def pool() -> AsyncIterator[BrowserPool]:
+    security = load_security(REPO / "config")
+    async with BrowserPool(find_chromium(None, security.browser.executables)) as p:
+        yield p
+
+
+@pytest.fixture
+def template_copy(tmp_path: Path, pack: Pack) -> Path:
+    """A fresh copy of the pack's template project."""
+    dest = tmp_path / "game"
+    shutil.copytree(pack.template_dir, dest)
+    return dest

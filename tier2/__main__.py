@@ -1,0 +1,3 @@
+from tier2.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,72 @@
+"""Assemble a fresh single-writer `Agent` for one run (the Agent is never resident)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentscope.agent import Agent, ReActConfig
+from agentscope.model import ChatModelBase
+from agentscope.permission import PermissionBehavior, PermissionContext, PermissionMode, PermissionRule
+from agentscope.state import AgentState
+from agentscope.tool import Toolkit
+from agentscope.workspace import LocalWorkspace
+
+from tier2.middleware import build_middlewares
+from tier2.packs import Pack
+from tier2.prompts import render_prompt
+from tier2.settings.loader import Policy
+from tier2.tools import GameToolContext, make_game_tools
+from tier2.validators import ValidationRunner
+from tier2.workspace import project_workspace
+
+__all__ = ["WriterHandle", "build_writer", "writer_permissions", "WRITER_FILE_TOOLS"]
+
+#: Workspace tools the writer gets; Bash is withheld until isolated workspaces exist.
+WRITER_FILE_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep"})
+
+
+@dataclass
+class WriterHandle:
+    agent: Agent
+    workspace: LocalWorkspace
+    tools: GameToolContext
+
+
+def writer_permissions(project: Path) -> PermissionContext:
+    """Unattended (DONT_ASK) mode: file tools allowed inside the project, Bash denied, everything else denied."""
+    root = str(project.resolve())
+
+    def allow(tool: str, content: str | None) -> PermissionRule:
+        return PermissionRule(tool_name=tool, rule_content=content, behavior=PermissionBehavior.ALLOW,
+                              source="tier2")
+
+    allow_rules = {t: [allow(t, os.path.join(root, "*"))] for t in ("Read", "Write", "Edit")}
+    allow_rules |= {t: [allow(t, None)] for t in ("Glob", "Grep")}
+    deny = {"Bash": [PermissionRule(tool_name="Bash", rule_content=None, behavior=PermissionBehavior.DENY,
+                                    source="tier2")]}
+    return PermissionContext(mode=PermissionMode.DONT_ASK, allow_rules=allow_rules, deny_rules=deny)
+
+
+async def build_writer(
+    *, project_id: str, project: Path, pack: Pack, policy: Policy, model: ChatModelBase,
+    runner: ValidationRunner, reports_dir: Path,
+) -> WriterHandle:
+    workspace = project_workspace(project_id, project, pack.skill_dirs)
+    await workspace.initialize()
+    tool_ctx = GameToolContext(project=project, pack=pack, runner=runner, reports_dir=reports_dir,
+                               build_timeout_s=policy.timeouts.build_s)
+    file_tools = [t for t in await workspace.list_tools() if t.name in WRITER_FILE_TOOLS]
+    toolkit = Toolkit(tools=file_tools + make_game_tools(tool_ctx), skills_or_loaders=await workspace.list_skills())
+    system_prompt = render_prompt(
+        "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,
+        behaviours=", ".join(pack.manifest.behaviours) or "(see the pack skills)",
+    )
+    agent = Agent(
+        name="writer", system_prompt=system_prompt, model=model, toolkit=toolkit,
+        middlewares=build_middlewares(str(project.resolve())),
+        state=AgentState(permission_context=writer_permissions(project)),
+        offloader=workspace, react_config=ReActConfig(max_iters=policy.writer.max_iters),
+    )
+    return WriterHandle(agent=agent, workspace=workspace, tools=tool_ctx)

@@ -1,0 +1,53 @@
+// tier2 virtual clock: installed before any page script. requestAnimationFrame callbacks run only when the
+// validator calls __tier2Clock.advance(ms), one batch per 16.667 virtual ms; performance.now() and Date.now()
+// follow virtual time. Between advances nothing runs: no CPU burnt, fully reproducible.
+(() => {
+  if (window.__tier2Clock) return;
+  const FRAME = 1000 / 60;
+  const realPerfNow = performance.now.bind(performance);
+  const realDateNow = Date.now;
+  const dateBase = realDateNow();
+  let now = realPerfNow();
+  const start = now;
+  let queue = [];
+  let nextId = 1;
+  const cancelled = new Set();
+  const clock = {
+    frames: 0,
+    installed: true,
+    now: () => now,
+    advance(ms) {
+      const steps = Math.max(1, Math.round(ms / FRAME));
+      for (let i = 0; i < steps; i++) {
+        now += FRAME;
+        const batch = queue;
+        queue = [];
+        for (const [id, cb] of batch) {
+          if (cancelled.has(id)) { cancelled.delete(id); continue; }
+          cb(now);
+        }
+        clock.frames += 1;
+      }
+      return clock.frames;
+    },
+    pending: () => queue.length,
+  };
+  window.requestAnimationFrame = (cb) => { const id = nextId++; queue.push([id, cb]); return id; };
+  window.cancelAnimationFrame = (id) => { cancelled.add(id); };
+  performance.now = () => now;
+  Date.now = () => dateBase + (now - start);
+  // error latch: records uncaught errors even before the validator attaches listeners
+  window.__tier2Errors = [];
+  window.addEventListener('error', (e) => {
+    window.__tier2Errors.push(String((e.error && e.error.stack) || e.message || e));
+  });
+  window.addEventListener('unhandledrejection', (e) => {
+    window.__tier2Errors.push('unhandledrejection: ' + String((e.reason && e.reason.stack) || e.reason));
+  });
+  // blocking dialogs would hang a headless page: record and auto-dismiss
+  window.__tier2Dialogs = [];
+  window.alert = (m) => { window.__tier2Dialogs.push('alert: ' + m); };
+  window.confirm = (m) => { window.__tier2Dialogs.push('confirm: ' + m); return false; };
+  window.prompt = (m) => { window.__tier2Dialogs.push('prompt: ' + m); return null; };
+  Object.defineProperty(window, '__tier2Clock', { value: clock, writable: false });
+})();

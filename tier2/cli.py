@@ -1,0 +1,202 @@
+"""The ``tier2`` command line: generate, serve, validate, doctor.
+
+Exit codes: 0 success (game delivered / all L1 gates pass / healthy), 1 the run or a gate failed,
+2 usage or setup error (bad brief, missing Chromium/esbuild/Redis, unknown model route).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tier2.errors import BadInput, Tier2Error
+from tier2.events import Tier2Event
+from tier2.settings.loader import Settings, load_security
+
+__all__ = ["main"]
+
+MAX_BRIEF_FILE_BYTES = 1_000_000
+
+
+def _read_brief(args: argparse.Namespace) -> str:
+    if args.brief_file:
+        path = Path(args.brief_file)
+        if not path.is_file():
+            raise BadInput(f"brief file {path} does not exist")
+        with path.open("rb") as f:
+            data = f.read(MAX_BRIEF_FILE_BYTES + 1)
+    elif args.brief == "-":
+        data = sys.stdin.buffer.read(MAX_BRIEF_FILE_BYTES + 1)
+    else:
+        return args.brief or ""
+    if len(data) > MAX_BRIEF_FILE_BYTES:
+        raise BadInput(f"brief is over {MAX_BRIEF_FILE_BYTES} bytes; the limit is a few thousand characters")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"brief is not valid UTF-8: {exc}") from exc
+
+
+class _Progress:
+    """Human-readable progress lines on stderr: elapsed time, phase, step, last tool."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet, self.t0, self.phase = quiet, time.monotonic(), "setup"
+
+    async def __call__(self, seq: int, event: Tier2Event) -> None:
+        if self.quiet:
+            return
+        t = time.monotonic() - self.t0
+        line = None
+        if event.type == "run_started":
+            line = f"run {event.run_id} · project {event.project_dir} · model {event.model_route} ({event.model})"
+        elif event.type == "phase_changed":
+            self.phase = event.phase
+            line = f"phase {event.phase}" + (f" — {event.detail}" if event.detail else "")
+        elif event.type == "tool_finished":
+            line = f"{self.phase} · step {event.step} · {event.tool} → {event.state}" + (
+                f" · {event.summary}" if event.summary and event.tool in ("Build", "RunGame") else "")
+        elif event.type == "tool_started" and event.tool not in ("Build", "RunGame"):
+            line = f"{self.phase} · step {event.step} · {event.tool} {event.summary}"
+        elif event.type == "gate_result":
+            line = f"validate · {'PASS' if event.passed else 'FAIL'} {event.gate_id}: {event.summary}"
+        elif event.type == "run_finished":
+            line = f"run finished: {event.status} — {event.stop_reason}"
+        if line:
+            print(f"[{t:6.1f}s] {line}", file=sys.stderr, flush=True)
+
+
+async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace, brief: str) -> int:
+    from tier2.runs import RunRequest, execute_run, open_runtime
+
+    async with open_runtime(settings, redis_url) as rt:
+        out = Path(args.out).resolve() if args.out else None
+        outcome = await execute_run(rt, RunRequest(brief=brief, out_dir=out, model=args.model),
+                                    sink=_Progress(args.quiet))
+    d = outcome.delivery
+    if args.json:
+        print(json.dumps(d, indent=2, ensure_ascii=False))
+    else:
+        print(f"status:     {outcome.status} ({outcome.stop_reason})")
+        print(f"project:    {outcome.project_dir}")
+        print(f"play:       {(d.get('preview') or {}).get('url')}")
+        print(f"delivery:   {outcome.delivery_path}")
+        print(f"report:     {(d.get('verification') or {}).get('report')}")
+        print(f"screenshot: {d.get('screenshot')}")
+    return 0 if outcome.status == "delivered" else 1
+
+
+def _with_redis(settings: Settings, fn: Any) -> int:
+    from tier2.store.embedded import redis_url
+
+    security = load_security(settings.config_dir)
+    with redis_url(settings.redis_url, settings.workspaces / ".redis", security.redis.executables,
+                   security.redis.appendonly, security.redis.start_timeout_s) as url:
+        return fn(url)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    settings = Settings()
+    brief = _read_brief(args)
+    from tier2.runs import validate_brief
+
+    validate_brief(brief, load_security(settings.config_dir).brief)  # fail before starting anything
+    return _with_redis(settings, lambda url: asyncio.run(_generate(settings, url, args, brief)))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from tier2.app import build_app
+
+    settings = Settings()
+
+    def serve(url: str) -> int:
+        app = build_app(settings, url)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        return 0
+
+    return _with_redis(settings, serve)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from tier2.runs.validate import validate_path
+
+    settings = Settings()
+    report = asyncio.run(validate_path(settings, Path(args.path), Path(args.out) if args.out else None))
+    if args.json:
+        print(json.dumps(report.model_dump(mode="json"), indent=2))
+    else:
+        for g in report.gates:
+            print(f"{'PASS' if g.passed else 'FAIL'} {g.layer} {g.id}: {g.summary}")
+            for f in g.findings[:5]:
+                print(f"     {f.message}")
+        print(f"verdict: {'PASS' if report.passed else 'FAIL'}")
+    return 0 if report.passed else 1
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from tier2.service.health import check_health
+
+    settings = Settings()
+
+    def run(url: str) -> int:
+        health = asyncio.run(check_health(settings, url, launch_browser=True))
+        print(json.dumps(health, indent=2))
+        return 0 if health["ok"] else 1
+
+    return _with_redis(settings, run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tier2", description="Generate playable, validated Phaser games from a brief.")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = p.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("generate", help="generate a game from a brief (offline model by default)")
+    g.add_argument("brief", nargs="?", default=None, help="the game brief ('-' reads stdin)")
+    g.add_argument("--brief-file", help="read the brief from a UTF-8 file")
+    g.add_argument("--out", help="project directory to create (default: under workspaces/projects/)")
+    g.add_argument("--model", help="model route from config/policy/models.yaml (default: offline)")
+    g.add_argument("--json", action="store_true", help="print the delivery record as JSON")
+    g.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    g.set_defaults(fn=cmd_generate)
+    s = sub.add_parser("serve", help="run the HTTP service (AgentScope create_app + tier2 routes)")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--log-level", default="info")
+    s.set_defaults(fn=cmd_serve)
+    v = sub.add_parser("validate", help="build (if needed) and run the L1 gates on a tier2 game project")
+    v.add_argument("path", help="project directory")
+    v.add_argument("--out", help="where to write report.json and screenshots")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(fn=cmd_validate)
+    d = sub.add_parser("doctor", help="check Redis, Chromium and the pack toolchain")
+    d.set_defaults(fn=cmd_doctor)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "generate" and args.brief is None and not args.brief_file:
+        parser.error("generate needs a BRIEF (or --brief-file, or '-' for stdin)")
+    try:
+        return int(args.fn(args))
+    except Tier2Error as exc:
+        print(f"tier2: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("tier2: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Typed tier2 run events (frozen, discriminated by ``type``).
+
+Events are persisted per run in a Redis stream with a monotonic integer id (`store.run_store`) and
+streamed to clients (CLI progress, SSE). Build them only through these models, never as ad-hoc dicts.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = [
+    "Phase",
+    "RunStatus",
+    "RunStarted",
+    "PhaseChanged",
+    "ModelCalled",
+    "ToolStarted",
+    "ToolFinished",
+    "GateResult",
+    "RunFinished",
+    "Tier2Event",
+    "EVENT_ADAPTER",
+    "TERMINAL_STATUSES",
+]
+
+Phase = Literal["setup", "implement", "validate", "deliver"]
+RunStatus = Literal["queued", "running", "delivered", "failed", "stopped"]
+TERMINAL_STATUSES: frozenset[str] = frozenset({"delivered", "failed", "stopped"})
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    run_id: str
+    at: float = Field(default_factory=time.time)
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    brief: str
+    project_id: str
+    project_dir: str
+    model_route: str
+    model: str
+    pack: str
+
+
+class PhaseChanged(_Event):
+    type: Literal["phase_changed"] = "phase_changed"
+    phase: Phase
+    detail: str = ""
+
+
+class ModelCalled(_Event):
+    type: Literal["model_called"] = "model_called"
+    step: int
+    model: str
+    input_tokens: int
+    output_tokens: int
+
+
+class ToolStarted(_Event):
+    type: Literal["tool_started"] = "tool_started"
+    step: int
+    tool: str
+    call_id: str
+    summary: str = ""
+
+
+class ToolFinished(_Event):
+    type: Literal["tool_finished"] = "tool_finished"
+    step: int
+    tool: str
+    call_id: str
+    state: str
+    summary: str = ""
+
+
+class GateResult(_Event):
+    type: Literal["gate_result"] = "gate_result"
+    gate_id: str
+    layer: Literal["L1", "L2", "L3"]
+    passed: bool
+    summary: str = ""
+
+
+class RunFinished(_Event):
+    type: Literal["run_finished"] = "run_finished"
+    status: Literal["delivered", "failed", "stopped"]
+    stop_reason: str
+    delivery_path: str | None = None
+
+
+Tier2Event = Annotated[
+    RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | RunFinished,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Tier2Event] = TypeAdapter(Tier2Event)

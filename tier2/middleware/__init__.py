@@ -1,0 +1,6 @@
+"""AgentScope middlewares of a tier2 run; the onion order is declared once, in `order`."""
+
+from tier2.middleware.order import build_middlewares
+from tier2.middleware.path_guard import PathGuardMiddleware
+
+__all__ = ["PathGuardMiddleware", "build_middlewares"]

@@ -1,0 +1,1 @@
+"""Chat models: the offline policy (embedded default), OpenAI-compatible routes, and credentials."""

@@ -1,0 +1,108 @@
+"""Read a conversation the way the offline policy needs it: brief, project dir, and tool calls with results."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agentscope.message import HintBlock, Msg, TextBlock, ToolCallBlock, ToolResultBlock
+
+__all__ = ["ToolStep", "Conversation", "read_conversation", "strip_line_numbers"]
+
+_PROJECT_RE = re.compile(r"game project at (\S+?) \(the project directory\)")
+_BRIEF_RE = re.compile(r"<brief>\s*(.*?)\s*</brief>", re.S)
+_NUMBERED = re.compile(r"^\s*\d+\t", re.M)
+
+
+@dataclass
+class ToolStep:
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    result: str | None = None
+    state: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "success"
+
+
+@dataclass
+class Conversation:
+    system: str
+    brief: str
+    project: str | None
+    steps: list[ToolStep]
+    last_user: str
+    chars: int
+
+    def last(self, name: str) -> ToolStep | None:
+        return next((s for s in reversed(self.steps) if s.name == name), None)
+
+    def index_of_last(self, name: str) -> int:
+        return max((i for i, s in enumerate(self.steps) if s.name == name), default=-1)
+
+    def writes_of(self, path: str) -> int:
+        return sum(1 for s in self.steps if s.name == "Write" and s.args.get("file_path") == path)
+
+    def read_results(self) -> dict[str, str]:
+        """file_path -> content (line numbers stripped) of the latest successful Read."""
+        out: dict[str, str] = {}
+        for s in self.steps:
+            if s.name == "Read" and s.ok and s.result is not None:
+                out[s.args.get("file_path", "")] = strip_line_numbers(s.result)
+        return out
+
+
+def strip_line_numbers(text: str) -> str:
+    body = _NUMBERED.sub("", text)
+    return body if body.endswith("\n") else body + "\n"
+
+
+def _text(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    return "".join(b.text for b in output if isinstance(b, TextBlock))
+
+
+def read_conversation(messages: list[Msg]) -> Conversation:
+    system = messages[0].get_text_content() or "" if messages and messages[0].role == "system" else ""
+    steps: dict[str, ToolStep] = {}
+    order: list[str] = []
+    user_texts: list[str] = []
+    chars = 0
+    for msg in messages:
+        for block in msg.get_content_blocks():
+            if isinstance(block, TextBlock):
+                chars += len(block.text)
+                if msg.role == "user":
+                    user_texts.append(block.text)
+            elif isinstance(block, HintBlock):
+                chars += len(str(block.hint))
+            elif isinstance(block, ToolCallBlock):
+                try:
+                    args = json.loads(block.input or "{}")
+                except json.JSONDecodeError:
+                    args = {}
+                steps[block.id] = ToolStep(block.id, block.name, args if isinstance(args, dict) else {})
+                order.append(block.id)
+                chars += len(block.input or "")
+            elif isinstance(block, ToolResultBlock):
+                text = _text(block.output)
+                chars += len(text)
+                step = steps.get(block.id)
+                if step is not None:
+                    step.result, step.state = text, str(getattr(block.state, "value", block.state))
+    full_user = "\n".join(user_texts)
+    brief_match = _BRIEF_RE.search(full_user)
+    project_match = _PROJECT_RE.search(system)
+    return Conversation(
+        system=system,
+        brief=(brief_match.group(1) if brief_match else full_user).strip(),
+        project=project_match.group(1) if project_match else None,
+        steps=[steps[i] for i in order],
+        last_user=user_texts[-1] if user_texts else "",
+        chars=chars + len(system),
+    )

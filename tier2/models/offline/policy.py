@@ -1,0 +1,204 @@
+"""The offline writer policy: conversation in, next action out — a pure, deterministic function.
+
+It plays the writer role with real tool calls, in this order:
+
+1. ``Glob`` the project's ``src/**/*.js`` and ``data/*.json``;
+2. ``Read`` every file it will rewrite (``Write`` refuses to overwrite unread files);
+3. ``Write`` the six data tables derived from the brief (`theme.derive_game`) and the ``src/`` files it read
+   (the pack template's code with a header naming the game);
+4. ``Build``; on a syntax error in a file it wrote, re-``Read`` and re-``Write`` that file from the content it
+   first read (a repair), then ``Build`` again;
+5. ``RunGame``; on a ``tier2 data error`` naming a table it wrote, rewrite that table in full, rebuild and rerun;
+6. finish with a summary when RunGame passes, or stop with ``STOP:`` and the reason when it sees an error it
+   has no repair for, or when a repair did not help.
+
+Faults (model parameter ``faults``) make the first write deliberately wrong — ``syntax_error`` in
+``src/scenes/Play.js`` or ``missing_data_key`` (``economy.start_money``) — so the repair paths run for real.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Literal
+
+from tier2.models.offline.history import Conversation, strip_line_numbers
+from tier2.models.offline.theme import derive_game
+
+__all__ = ["Action", "decide", "FAULTS", "MAX_REPAIRS"]
+
+FAULTS = frozenset({"syntax_error", "missing_data_key"})
+MAX_REPAIRS = 2
+_SYNTAX_TARGET = "src/scenes/Play.js"
+_DATA_ERROR = re.compile(r"tier2 data error:?\s*(?:data/)?([a-z_]+\.json)", re.I)
+_BUILD_LOC = re.compile(r"^- (?P<file>[^\s:]+):(?P<line>\d+):\d+: (?P<msg>.*)$", re.M)
+
+
+@dataclass
+class Action:
+    """Tool calls to make (``calls``) or a final answer (``text``)."""
+
+    kind: Literal["tools", "final"]
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    text: str = ""
+
+
+def _rel(conv: Conversation, path: str) -> str:
+    root = (conv.project or "").rstrip("/") + "/"
+    return path[len(root):] if path.startswith(root) else path
+
+
+def _abs(conv: Conversation, rel: str) -> str:
+    return f"{(conv.project or '').rstrip('/')}/{rel}"
+
+
+def _targets(conv: Conversation) -> list[str]:
+    """Relative paths of the files to rewrite, from the Glob results."""
+    found: list[str] = []
+    for step in conv.steps:
+        if step.name == "Glob" and step.ok and step.result:
+            for line in step.result.splitlines():
+                line = line.strip()
+                if line.endswith((".js", ".json")) and "/node_modules/" not in line:
+                    rel = _rel(conv, line)
+                    if rel.startswith(("src/", "data/")) and rel not in found:
+                        found.append(rel)
+    return sorted(found)
+
+
+def _tables(conv: Conversation) -> dict[str, dict[str, Any]]:
+    return derive_game(conv.brief)
+
+
+def _render_table(conv: Conversation, name: str, faulty: bool) -> str:
+    table = dict(_tables(conv)[name])
+    if faulty:
+        table.pop("start_money", None)
+    return json.dumps(table, indent=2, ensure_ascii=False) + "\n"
+
+
+def _render_source(conv: Conversation, rel: str, original: str, faulty: bool) -> str:
+    title = _tables(conv)["theme.json"].get("title", "tier2 game")
+    header = f"// {title}: {PurePosixPath(rel).name} (tier2 offline writer, from the {conv.brief[:60]!r} brief)\n"
+    body = original[original.index("\n") + 1:] if original.startswith("// ") and "tier2 offline writer" in original \
+        else original
+    if faulty:
+        body = body + "\nfunction brokenByFault( {\n"
+    return header + body
+
+
+def _faults(params: dict[str, Any]) -> set[str]:
+    return {f for f in params.get("faults", []) if f in FAULTS}
+
+
+def _write_all(conv: Conversation, targets: list[str], faults: set[str]) -> Action:
+    reads = conv.read_results()
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for rel in targets:
+        path = _abs(conv, rel)
+        if rel.startswith("data/"):
+            name = PurePosixPath(rel).name
+            if name not in _tables(conv):
+                continue
+            content = _render_table(conv, name, faulty="missing_data_key" in faults and name == "economy.json")
+        else:
+            content = _render_source(conv, rel, reads.get(path, ""), faulty="syntax_error" in faults
+                                     and rel == _SYNTAX_TARGET)
+        calls.append(("Write", {"file_path": path, "content": content}))
+    return Action("tools", calls)
+
+
+def _repair_count(conv: Conversation, rel: str) -> int:
+    return max(0, conv.writes_of(_abs(conv, rel)) - 1)
+
+
+def _repair_file(conv: Conversation, rel: str, content: str) -> Action:
+    path = _abs(conv, rel)
+    last_read = conv.index_of_last("Read")
+    last_write = max((i for i, s in enumerate(conv.steps) if s.name == "Write" and s.args.get("file_path") == path),
+                     default=-1)
+    read_fresh = last_read > last_write and conv.steps[last_read].args.get("file_path") == path
+    if not read_fresh:
+        return Action("tools", [("Read", {"file_path": path})])
+    return Action("tools", [("Write", {"file_path": path, "content": content})])
+
+
+def _stop(reason: str) -> Action:
+    return Action("final", text=f"STOP: {reason}")
+
+
+def _after_build_failure(conv: Conversation, result: str) -> Action:
+    reads = _first_reads(conv)
+    for m in _BUILD_LOC.finditer(result):
+        rel = _rel(conv, m["file"])
+        path = _abs(conv, rel)
+        if rel.startswith("src/") and path in reads:
+            if _repair_count(conv, rel) >= MAX_REPAIRS:
+                return _stop(f"build still fails in {rel} after {MAX_REPAIRS} repairs: {m['msg']}")
+            return _repair_file(conv, rel, _render_source(conv, rel, reads[path], faulty=False))
+    return _stop("build failed with an error the offline policy cannot repair:\n" + result[:1500])
+
+
+def _first_reads(conv: Conversation) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for s in conv.steps:
+        path = s.args.get("file_path", "")
+        if s.name == "Read" and s.ok and s.result is not None and path not in out:
+            out[path] = s.result
+    return {k: strip_line_numbers(v) for k, v in out.items()}
+
+
+def _after_run_failure(conv: Conversation, result: str) -> Action:
+    m = _DATA_ERROR.search(result)
+    if m and m.group(1) in _tables(conv):
+        rel = f"data/{m.group(1)}"
+        if _repair_count(conv, rel) >= MAX_REPAIRS:
+            return _stop(f"{rel} still rejected by the game after {MAX_REPAIRS} repairs")
+        return _repair_file(conv, rel, _render_table(conv, m.group(1), faulty=False))
+    return _stop("the game fails a gate the offline policy cannot repair:\n" + result[:1500])
+
+
+def decide(conv: Conversation, params: dict[str, Any]) -> Action:
+    """The next action for this conversation (pure: same conversation → same action)."""
+    if not conv.project:
+        return _stop("no project directory in the system prompt")
+    if conv.last("Glob") is None:
+        return Action("tools", [("Glob", {"pattern": "src/**/*.js", "path": conv.project}),
+                                ("Glob", {"pattern": "data/*.json", "path": conv.project})])
+    targets = _targets(conv)
+    if not targets:
+        return _stop("the project has no src/ or data/ files to work on")
+    reads = conv.read_results()
+    unread = [rel for rel in targets if _abs(conv, rel) not in reads]
+    if unread:
+        return Action("tools", [("Read", {"file_path": _abs(conv, rel)}) for rel in unread])
+    if not any(s.name == "Write" for s in conv.steps):
+        return _write_all(conv, targets, _faults(params))
+    last = conv.steps[-1]
+    if last.name == "Read":
+        return _after_pending_read(conv, last)
+    build_i, run_i = conv.index_of_last("Build"), conv.index_of_last("RunGame")
+    last_write_i = max(i for i, s in enumerate(conv.steps) if s.name == "Write")
+    if build_i < last_write_i:
+        return Action("tools", [("Build", {})])
+    build = conv.steps[build_i]
+    if not build.ok:
+        return _after_build_failure(conv, build.result or "")
+    if run_i < build_i:
+        return Action("tools", [("RunGame", {})])
+    run = conv.steps[run_i]
+    if not run.ok:
+        return _after_run_failure(conv, run.result or "")
+    title = _tables(conv)["theme.json"].get("title", "the game")
+    return Action("final", text=f"DONE: {title} builds and passes every L1 gate.\n{run.result or ''}")
+
+
+def _after_pending_read(conv: Conversation, read: Any) -> Action:
+    """A repair Read just returned: write the repaired content for that file."""
+    rel = _rel(conv, read.args.get("file_path", ""))
+    if rel.startswith("data/"):
+        return _repair_file(conv, rel, _render_table(conv, PurePosixPath(rel).name, faulty=False))
+    reads = _first_reads(conv)
+    return _repair_file(conv, rel, _render_source(conv, rel, reads.get(_abs(conv, rel), ""), faulty=False))

@@ -1,0 +1,47 @@
+"""Build the chat model for a named route from the policy snapshot (offline policy or OpenAI-compatible)."""
+
+from __future__ import annotations
+
+import os
+
+from agentscope.credential import OpenAICredential
+from agentscope.model import ChatModelBase, OpenAIChatModel
+
+from tier2.errors import ModelRouteError
+from tier2.models.offline import OfflineChatModel, OfflineCredential
+from tier2.settings.loader import ModelRoute, Policy
+
+__all__ = ["build_model", "resolve_route", "describe_route"]
+
+
+def resolve_route(policy: Policy, name: str | None) -> tuple[str, ModelRoute]:
+    return policy.route(name)
+
+
+def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0) -> ChatModelBase:
+    """Instantiate the route's model; raises `ModelRouteError` when it cannot be configured."""
+    if route.kind == "offline":
+        return OfflineChatModel(
+            credential=OfflineCredential(name=route_name), model=route.model,
+            parameters=OfflineChatModel.Parameters(**route.parameters),
+        )
+    key = os.environ.get(route.api_key_env or "", "") if route.api_key_env else ""
+    if route.api_key_env and not key:
+        raise ModelRouteError(
+            f"model route {route_name!r} needs the API key in ${route.api_key_env} (see config/policy/models.yaml)"
+        )
+    try:
+        params = OpenAIChatModel.Parameters(**route.parameters)
+    except Exception as exc:
+        raise ModelRouteError(f"model route {route_name!r}: bad parameters: {exc}") from exc
+    credential = OpenAICredential(name=route_name, api_key=key or "not-needed", base_url=route.base_url)
+    return OpenAIChatModel(
+        credential=credential, model=route.model, parameters=params, stream=route.stream,
+        max_retries=route.max_retries, context_size=route.context_size, client_kwargs={"timeout": timeout_s},
+    )
+
+
+def describe_route(route_name: str, route: ModelRoute) -> str:
+    if route.kind == "offline":
+        return f"{route_name} (offline deterministic policy {route.model}; not an LLM)"
+    return f"{route_name} ({route.model} at {route.base_url or 'the OpenAI default endpoint'})"

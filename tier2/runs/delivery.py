@@ -1,0 +1,65 @@
+"""The delivery record (``delivery.json`` in the project): what was built, how it was verified, what it cost."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from tier2.store.keys import SCHEMA_VERSION
+from tier2.validators import ValidationReport
+from tier2.workspace import snapshot
+
+__all__ = ["DELIVERY_FILE", "SCREENSHOT_FILE", "write_delivery"]
+
+DELIVERY_FILE = "delivery.json"
+SCREENSHOT_FILE = "screenshot.png"
+
+
+def write_delivery(
+    *, project: Path, run_id: str, project_id: str, status: str, stop_reason: str, brief: str, pack: str,
+    model: dict[str, Any], report: ValidationReport | None, report_path: Path | None, usage: dict[str, Any],
+    timings: dict[str, int],
+) -> tuple[Path, dict[str, Any]]:
+    """Write ``delivery.json`` (and ``screenshot.png``) into the project; return the path and the record."""
+    screenshot = None
+    if report is not None and report.screenshots:
+        src = Path(report.screenshots[-1])
+        if src.exists():
+            screenshot = project / SCREENSHOT_FILE
+            shutil.copyfile(src, screenshot)
+    build = (report.build if report is not None else None) or {}
+    preview = project / "dist" / "index.html"
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "project_id": project_id,
+        "status": status,
+        "stop_reason": stop_reason,
+        "brief": brief,
+        "pack": pack,
+        "model": model,
+        "source": snapshot(project),
+        "build": {
+            "ok": bool(build.get("ok")),
+            "bundle_path": build.get("bundle_path"),
+            "bundle_sha256": build.get("bundle_sha256"),
+            "bundle_bytes": build.get("bundle_bytes"),
+        },
+        "preview": {"path": str(preview) if preview.exists() else None,
+                    "url": preview.resolve().as_uri() if preview.exists() else None},
+        "verification": {
+            "passed": bool(report and report.passed),
+            "gates": [g.gate_record() for g in report.gates] if report else [],
+            "report": str(report_path) if report_path and report_path.exists() else None,
+        },
+        "screenshot": str(screenshot) if screenshot else None,
+        "usage": usage,
+        "timings_ms": timings,
+        "created_at": time.time(),
+    }
+    path = project / DELIVERY_FILE
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
+    return path, record

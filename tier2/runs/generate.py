@@ -1,0 +1,208 @@
+"""The single-writer run: brief → project from the pack template → writer Agent loop → deterministic
+verification → ``delivery.json``. The validators, not the model, decide whether the game is delivered."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentscope.event import ExceedMaxItersEvent
+from agentscope.message import Msg, UserMsg
+
+from tier2.assembly import build_writer
+from tier2.errors import BadInput, Tier2Error
+from tier2.events import GateResult, PhaseChanged, RunFinished, RunStarted, Tier2Event
+from tier2.models.routing import build_model
+from tier2.prompts import render_prompt
+from tier2.runs.delivery import write_delivery
+from tier2.runs.progress import EventMapper
+from tier2.runs.runtime import Runtime
+from tier2.settings.loader import BriefLimits
+from tier2.validators import ValidationReport, ValidationRunner
+from tier2.workspace import new_project
+
+__all__ = ["RunRequest", "RunOutcome", "execute_run", "validate_brief", "new_run_id"]
+
+log = logging.getLogger(__name__)
+EventSink = Callable[[int, Tier2Event], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    brief: str
+    out_dir: Path | None = None
+    model: str | None = None
+    project_id: str | None = None
+    run_id: str | None = None
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    project_id: str
+    project_dir: str
+    status: str
+    stop_reason: str
+    delivery_path: str | None
+    delivery: dict[str, Any] = field(default_factory=dict)
+
+
+def new_run_id() -> str:
+    return "r-" + uuid.uuid4().hex[:16]
+
+
+def validate_brief(brief: object, limits: BriefLimits) -> str:
+    """The stripped brief, or `BadInput` saying exactly what is wrong."""
+    if not isinstance(brief, str):
+        raise BadInput("brief must be a string")
+    text = brief.strip()
+    if not text:
+        raise BadInput("brief is empty: describe the game in a sentence or two")
+    if len(text) > limits.max_chars:
+        raise BadInput(f"brief is {len(text)} characters; the limit is {limits.max_chars}")
+    if len(text) < limits.min_chars:
+        raise BadInput(f"brief is too short ({len(text)} characters, at least {limits.min_chars})")
+    if "\x00" in text:
+        raise BadInput("brief contains a NUL character")
+    return text
+
+
+class _Run:
+    """One run's mutable bookkeeping (events, timings); lives only for the duration of `execute_run`."""
+
+    def __init__(self, rt: Runtime, run_id: str, sink: EventSink | None) -> None:
+        self.rt, self.run_id, self.sink = rt, run_id, sink
+        self.t0 = time.monotonic()
+        self.marks: dict[str, float] = {}
+
+    async def emit(self, event: Tier2Event) -> None:
+        seq = await self.rt.store.append_event(event)
+        if self.sink is not None:
+            await self.sink(seq, event)
+
+    def mark(self, name: str) -> None:
+        self.marks[name] = time.monotonic()
+
+    def ms(self, a: str, b: str) -> int:
+        return int((self.marks.get(b, time.monotonic()) - self.marks.get(a, self.t0)) * 1000)
+
+
+def _final_text(msg: Msg | None) -> str:
+    return (msg.get_text_content() or "").strip() if msg is not None else ""
+
+
+async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = None) -> RunOutcome:
+    """Run one brief to a terminal state. Raises only for bad input or broken setup found before the run
+    starts; anything after that ends as a ``failed``/``stopped`` delivery with a reason."""
+    brief = validate_brief(req.brief, rt.security.brief)
+    policy = rt.policies.snapshot()
+    route_name, route = policy.route(req.model)
+    model = build_model(route_name, route, timeout_s=policy.timeouts.model_call_s)
+    run_id = req.run_id or new_run_id()
+    run = _Run(rt, run_id, sink)
+    dest = req.out_dir or (rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
+    info = new_project(rt.pack, dest, req.project_id)
+    project = Path(info.path)
+    model_info = {"route": route_name, "kind": route.kind, "model": route.model}
+    await rt.store.create_run(run_id, {"status": "running", "phase": "setup", "brief": brief,
+                                       "project_id": info.project_id, "project_dir": str(project),
+                                       "model": model_info, "policy": policy.source_hash})
+    await run.emit(RunStarted(run_id=run_id, brief=brief, project_id=info.project_id, project_dir=str(project),
+                              model_route=route_name, model=route.model, pack=rt.pack.ref))
+    reports = project / ".tier2" / "reports"
+    runner = ValidationRunner(rt.pool, rt.pack, policy)
+    mapper = EventMapper(run_id, route.model)
+    status, reason, report = "failed", "", None
+    report_path: Path | None = None
+    try:
+        handle = await build_writer(project_id=info.project_id, project=project, pack=rt.pack, policy=policy,
+                                    model=model, runner=runner, reports_dir=reports)
+        run.mark("setup_done")
+        await _phase(run, "implement", f"writer {route_name}")
+        message: Msg = UserMsg("user", render_prompt("run_request", brief=brief, project=project))
+        for round_no in range(policy.writer.max_fix_rounds + 1):
+            final, exceeded = await _writer_turn(run, handle.agent, message, mapper)
+            said = _final_text(final)
+            run.mark("agent_done")
+            await _phase(run, "validate", f"round {round_no + 1}")
+            report_path = reports / "final" / "report.json"
+            report = await runner.validate_project(project, report_path.parent)
+            for gate in report.gates:
+                await run.emit(GateResult(run_id=run_id, gate_id=gate.id, layer=gate.layer, passed=gate.passed,
+                                          summary=gate.summary))
+            run.mark("validated")
+            if report.passed:
+                status, reason = "delivered", "all L1 gates passed"
+                break
+            if said.startswith("STOP:"):
+                status, reason = "failed", "writer stopped: " + said[5:].strip()[:1000]
+                break
+            reason = "L1 gates still failing: " + ", ".join(g.id for g in report.failures)
+            if exceeded:
+                reason = f"writer hit max_iters={policy.writer.max_iters}; " + reason
+            message = UserMsg("user", render_prompt("fix_round", feedback=report.feedback()))
+            await _phase(run, "implement", f"fix round {round_no + 1}")
+    except asyncio.CancelledError:
+        status, reason = "stopped", "cancelled"
+        raise
+    except Tier2Error as exc:
+        status, reason = "failed", f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - no silent failure: every crash becomes a terminal reason
+        log.exception("run %s crashed", run_id)
+        status, reason = "failed", f"{type(exc).__name__}: {str(exc)[:500]}"
+    finally:
+        outcome = await _finish(run, project, info.project_id, brief, model_info, status, reason, report,
+                                report_path, mapper)
+    return outcome
+
+
+async def _phase(run: _Run, phase: str, detail: str) -> None:
+    await run.rt.store.update_run(run.run_id, phase=phase)
+    await run.emit(PhaseChanged(run_id=run.run_id, phase=phase, detail=detail))  # type: ignore[arg-type]
+
+
+async def _writer_turn(run: _Run, agent: Any, message: Msg, mapper: EventMapper) -> tuple[Msg | None, bool]:
+    final: Msg | None = None
+    exceeded = False
+    async for item in agent.reply_stream(message):
+        if isinstance(item, Msg):
+            final = item
+            continue
+        if isinstance(item, ExceedMaxItersEvent):
+            exceeded = True
+        for event in mapper.map(item):
+            await run.emit(event)
+    if final is None and agent.state.context:
+        final = agent.state.context[-1]
+    return final, exceeded
+
+
+async def _finish(
+    run: _Run, project: Path, project_id: str, brief: str, model_info: dict[str, Any], status: str, reason: str,
+    report: ValidationReport | None, report_path: Path | None, mapper: EventMapper,
+) -> RunOutcome:
+    await asyncio.shield(_phase(run, "deliver", status))
+    usage = {"model_calls": mapper.usage.model_calls, "input_tokens": mapper.usage.input_tokens,
+             "output_tokens": mapper.usage.output_tokens, "tool_calls": mapper.usage.tool_calls,
+             "estimated": model_info["kind"] == "offline"}
+    loop_ms = run.ms("setup_done", "agent_done")
+    tool_ms = mapper.usage.tool_ms
+    timings = {"setup": run.ms("start", "setup_done"), "agent_loop": loop_ms - sum(tool_ms.values()),
+               "build": tool_ms.get("Build", 0), "validation": tool_ms.get("RunGame", 0) + run.ms("agent_done",
+               "validated"), "file_tools": sum(v for k, v in tool_ms.items() if k not in ("Build", "RunGame")),
+               "total": run.ms("start", "end")}
+    path, record = write_delivery(project=project, run_id=run.run_id, project_id=project_id, status=status,
+                                  stop_reason=reason, brief=brief, pack=run.rt.pack.ref, model=model_info,
+                                  report=report, report_path=report_path, usage=usage, timings=timings)
+    await run.rt.store.update_run(run.run_id, status=status, stop_reason=reason, delivery_path=str(path),
+                                  usage=usage)
+    await run.emit(RunFinished(run_id=run.run_id, status=status, stop_reason=reason,  # type: ignore[arg-type]
+                               delivery_path=str(path)))
+    return RunOutcome(run_id=run.run_id, project_id=project_id, project_dir=str(project), status=status,
+                      stop_reason=reason, delivery_path=str(path), delivery=record)

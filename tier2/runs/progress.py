@@ -1,0 +1,91 @@
+"""Translate AgentScope agent events into tier2 run events (model calls, tool starts/finishes)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentscope.event import (
+    ModelCallEndEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolResultEndEvent,
+    ToolResultStartEvent,
+    ToolResultTextDeltaEvent,
+)
+
+from tier2.events import ModelCalled, Tier2Event, ToolFinished, ToolStarted
+
+__all__ = ["EventMapper", "Usage"]
+
+
+@dataclass
+class Usage:
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tool_calls: dict[str, int] = field(default_factory=dict)
+    tool_ms: dict[str, int] = field(default_factory=dict)
+
+
+def _summary(name: str, raw: str) -> str:
+    try:
+        args = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return raw[:80]
+    if not isinstance(args, dict):
+        return ""
+    for key in ("file_path", "pattern", "path"):
+        if key in args:
+            return str(args[key])
+    return ", ".join(f"{k}={str(v)[:30]}" for k, v in list(args.items())[:3])
+
+
+class EventMapper:
+    """Stateful per run: accumulates tool-call arguments so a tool event can name its target."""
+
+    def __init__(self, run_id: str, model_name: str) -> None:
+        self.run_id, self.model_name = run_id, model_name
+        self.step = 0
+        self.usage = Usage()
+        self._args: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+        self._results: dict[str, str] = {}
+        self._started: dict[str, float] = {}
+
+    def map(self, event: Any) -> list[Tier2Event]:
+        rid = self.run_id
+        if isinstance(event, ModelCallEndEvent):
+            self.step += 1
+            self.usage.model_calls += 1
+            self.usage.input_tokens += event.input_tokens or 0
+            self.usage.output_tokens += event.output_tokens or 0
+            return [ModelCalled(run_id=rid, step=self.step, model=self.model_name,
+                                input_tokens=event.input_tokens or 0, output_tokens=event.output_tokens or 0)]
+        if isinstance(event, ToolCallStartEvent):
+            self._names[event.tool_call_id] = event.tool_call_name
+            self._args[event.tool_call_id] = ""
+        elif isinstance(event, ToolCallDeltaEvent):
+            self._args[event.tool_call_id] = self._args.get(event.tool_call_id, "") + (event.delta or "")
+        elif isinstance(event, ToolCallEndEvent):
+            name = self._names.get(event.tool_call_id, "?")
+            self.usage.tool_calls[name] = self.usage.tool_calls.get(name, 0) + 1
+            return [ToolStarted(run_id=rid, step=self.step, tool=name, call_id=event.tool_call_id,
+                                summary=_summary(name, self._args.get(event.tool_call_id, "")))]
+        elif isinstance(event, ToolResultStartEvent):
+            self._started[event.tool_call_id] = time.monotonic()
+        elif isinstance(event, ToolResultTextDeltaEvent):
+            self._results[event.tool_call_id] = self._results.get(event.tool_call_id, "") + (event.delta or "")
+        elif isinstance(event, ToolResultEndEvent):
+            name = self._names.get(event.tool_call_id, "?")
+            text = self._results.pop(event.tool_call_id, "")
+            began = self._started.pop(event.tool_call_id, None)
+            if began is not None:
+                self.usage.tool_ms[name] = self.usage.tool_ms.get(name, 0) + int((time.monotonic() - began) * 1000)
+            first = text.strip().splitlines()[0][:160] if text.strip() else ""
+            return [ToolFinished(run_id=rid, step=self.step, tool=name, call_id=event.tool_call_id,
+                                 state=str(getattr(event.state, "value", event.state)), summary=first)]
+        return []

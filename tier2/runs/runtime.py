@@ -1,0 +1,53 @@
+"""Process-wide resources of tier2 (config, pack, browser pool, run store), opened once and injected."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from tier2.browser import BrowserPool, find_chromium
+from tier2.packs import Pack, load_pack
+from tier2.settings.loader import PolicyStore, SecurityConfig, Settings, load_security
+from tier2.store.keys import Keys
+from tier2.store.run_store import RunStore
+
+__all__ = ["Runtime", "open_runtime"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    security: SecurityConfig
+    policies: PolicyStore
+    pack: Pack
+    pool: BrowserPool
+    store: RunStore
+    redis_url: str
+
+
+@contextlib.asynccontextmanager
+async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = None) -> AsyncIterator[Runtime]:
+    """Load config and the pack, check the toolchain and browser, connect the store; close all on exit."""
+    security = load_security(settings.config_dir)
+    policies = PolicyStore(settings.config_dir)
+    policies.snapshot()  # fail fast on a broken policy
+    if settings.pack not in security.allowed_packs:
+        from tier2.errors import PackError
+
+        raise PackError(f"pack {settings.pack!r} is not in allowed_packs {security.allowed_packs}")
+    pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
+    pack.check_toolchain()
+    chromium = find_chromium(settings.chromium, security.browser.executables)
+    log.info("security config %s, pack %s, chromium %s", security.source_hash, pack.ref, chromium)
+    store = RunStore.from_url(redis_url, keys)
+    pool = BrowserPool(chromium, security.browser.args)
+    try:
+        yield Runtime(settings=settings, security=security, policies=policies, pack=pack, pool=pool, store=store,
+                      redis_url=redis_url)
+    finally:
+        await pool.close()
+        await store.close()

@@ -1,0 +1,1 @@
+"""HTTP routers mounted beside AgentScope's routes (nothing imports this package except `tier2.app`)."""

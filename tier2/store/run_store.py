@@ -1,0 +1,89 @@
+"""Run records and the per-run event log in Redis.
+
+Each event gets a monotonic integer id per run: one Lua script increments the run's sequence, appends the
+event to the run's stream under the id ``<seq>-0`` and publishes it, atomically — so readers resuming from
+any id see no gap and no duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from tier2.errors import RedisUnavailable
+from tier2.events import EVENT_ADAPTER, Tier2Event
+from tier2.store.keys import SCHEMA_VERSION, Keys
+
+__all__ = ["RunStore"]
+
+_APPEND = """
+local seq = redis.call('INCR', KEYS[1])
+local id = seq .. '-0'
+redis.call('XADD', KEYS[2], id, 'e', ARGV[1])
+redis.call('PUBLISH', KEYS[3], seq .. ' ' .. ARGV[1])
+return seq
+"""
+
+
+class RunStore:
+    """Async access to run records and events; the client is injected (tests pass their own)."""
+
+    def __init__(self, client: aioredis.Redis, keys: Keys | None = None) -> None:
+        self.r = client
+        self.keys = keys or Keys()
+        self._append = client.register_script(_APPEND)
+
+    @classmethod
+    def from_url(cls, url: str, keys: Keys | None = None) -> RunStore:
+        return cls(aioredis.Redis.from_url(url, decode_responses=True), keys)
+
+    async def close(self) -> None:
+        await self.r.aclose()
+
+    async def create_run(self, run_id: str, record: dict[str, Any]) -> None:
+        payload = {"schema_version": SCHEMA_VERSION, "run_id": run_id, "created_at": time.time(), **record}
+        try:
+            async with self.r.pipeline(transaction=True) as p:
+                p.set(self.keys.run(run_id), json.dumps(payload))
+                p.zadd(self.keys.runs_index(), {run_id: payload["created_at"]})
+                await p.execute()
+        except (RedisError, OSError) as exc:
+            raise RedisUnavailable(f"cannot write run record: {exc}") from exc
+
+    async def update_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
+        key = self.keys.run(run_id)
+        async with self.r.pipeline(transaction=True) as p:
+            while True:
+                try:
+                    await p.watch(key)
+                    raw = await p.get(key)
+                    record = json.loads(raw) if raw else {"schema_version": SCHEMA_VERSION, "run_id": run_id}
+                    record.update(fields, updated_at=time.time())
+                    p.multi()
+                    p.set(key, json.dumps(record))
+                    await p.execute()
+                    return record
+                except aioredis.WatchError:
+                    continue
+
+    async def get_run(self, run_id: str) -> dict[str, Any] | None:
+        raw = await self.r.get(self.keys.run(run_id))
+        return json.loads(raw) if raw else None
+
+    async def append_event(self, event: Tier2Event) -> int:
+        k = self.keys
+        body = event.model_dump_json()
+        seq = await self._append(
+            keys=[k.run_event_seq(event.run_id), k.run_events(event.run_id), k.run_channel(event.run_id)],
+            args=[body],
+        )
+        return int(seq)
+
+    async def read_events(self, run_id: str, after: int = 0, count: int = 1000) -> list[tuple[int, Tier2Event]]:
+        """Events with id > ``after``, oldest first."""
+        entries = await self.r.xrange(self.keys.run_events(run_id), min=f"({after}-0", max="+", count=count)
+        return [(int(eid.split("-")[0]), EVENT_ADAPTER.validate_json(fields["e"])) for eid, fields in entries]

@@ -1,0 +1,106 @@
+"""The writer's Build and RunGame tools (thin adapters: parse, call the runner, format the result)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentscope.message import TextBlock
+from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
+from agentscope.tool import ToolBase, ToolChunk
+
+from tier2.packs import Pack
+from tier2.toolchain import BuildResult, run_build
+from tier2.validators import ValidationReport, ValidationRunner
+
+__all__ = ["GameToolContext", "BuildTool", "RunGameTool", "make_game_tools"]
+
+
+@dataclass
+class GameToolContext:
+    """Per-run binding of the tools to one project."""
+
+    project: Path
+    pack: Pack
+    runner: ValidationRunner
+    reports_dir: Path
+    build_timeout_s: float = 60.0
+    last_build: BuildResult | None = None
+    last_report: ValidationReport | None = None
+    runs: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _allow(name: str) -> PermissionDecision:
+    return PermissionDecision(behavior=PermissionBehavior.ALLOW, message=f"{name} is always allowed")
+
+
+class BuildTool(ToolBase):
+    name = "Build"
+    description = (
+        "Bundle the project with esbuild (src/main.js -> dist/bundle.js, plus dist/index.html). "
+        "Returns OK with the bundle size, or every error with file:line:column."
+    )
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+    is_concurrency_safe = False
+    is_read_only = False
+
+    def __init__(self, ctx: GameToolContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
+        return _allow(self.name)
+
+    async def call(self, **_: Any) -> ToolChunk:
+        result = await run_build(self.ctx.pack, self.ctx.project, timeout_s=self.ctx.build_timeout_s)
+        self.ctx.last_build = result
+        self.ctx.history.append({"tool": self.name, "ok": result.ok})
+        if result.ok:
+            text = f"BUILD OK in {result.duration_ms} ms: {result.bundle_path} ({result.bundle_bytes} bytes)."
+            return ToolChunk(content=[TextBlock(text=text)], state="success", metadata={"ok": True})
+        lines = [f"BUILD FAILED ({len(result.errors)} error(s)):"] + [f"- {e}" for e in result.errors[:10]]
+        return ToolChunk(content=[TextBlock(text="\n".join(lines))], state="error",
+                         metadata={"ok": False, "errors": [str(e) for e in result.errors]})
+
+
+class RunGameTool(ToolBase):
+    name = "RunGame"
+    description = (
+        "Load the built game (dist/index.html) in headless Chromium on a virtual clock, play a short script "
+        "and run the L1 gates. Returns boot status, each gate's verdict, errors, and screenshot paths. "
+        "Call Build first."
+    )
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+    is_concurrency_safe = False
+    is_read_only = True
+
+    def __init__(self, ctx: GameToolContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
+        return _allow(self.name)
+
+    async def call(self, **_: Any) -> ToolChunk:
+        ctx = self.ctx
+        if ctx.last_build is None or not ctx.last_build.ok:
+            return ToolChunk(content=[TextBlock(text="No successful build yet: call Build first.")], state="error")
+        ctx.runs += 1
+        out = ctx.reports_dir / f"check-{ctx.runs:02d}"
+        report = await ctx.runner.validate_project(ctx.project, out, build=ctx.last_build)
+        ctx.last_report = report
+        ctx.history.append({"tool": self.name, "ok": report.passed})
+        lines = [f"GAME {'PASSED' if report.passed else 'FAILED'} the L1 gates ({report.duration_ms} ms)."]
+        for g in report.gates:
+            lines.append(f"- {'PASS' if g.passed else 'FAIL'} {g.id}: {g.summary}")
+            lines += [f"    {f.message}" for f in g.findings[:5]]
+        if report.screenshots:
+            lines.append("Screenshots: " + ", ".join(report.screenshots))
+        return ToolChunk(content=[TextBlock(text="\n".join(lines))], state="success" if report.passed else "error",
+                         metadata={"ok": report.passed, "failed": [g.id for g in report.failures]})
+
+
+def make_game_tools(ctx: GameToolContext) -> list[ToolBase]:
+    return [BuildTool(ctx), RunGameTool(ctx)]

@@ -1,0 +1,1 @@
+"""L1 hard gates: must pass; the writer loops until they do."""

@@ -1,0 +1,124 @@
+"""Contract-mode probe: boot the game on the virtual clock, play a short script, record what happened.
+
+Each step is bounded in wall-clock time; a page that stops answering (an infinite loop, a dialog, a dead
+renderer) ends the probe with ``timed_out`` set instead of hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tier2.browser import BrowserPool, GameSession
+from tier2.validators.pixels import pixel_stats
+from tier2.validators.trace import InputProbe, PlayTrace
+
+__all__ = ["probe_contract_game", "BOOT_SCENES"]
+
+BOOT_SCENES = frozenset({"Boot", "Preload"})
+_HOOK = "window.__TIER2__"
+_IDLE_MS = 300.0
+_REACT_FRAMES = 12
+
+
+async def _state(s: GameSession) -> dict[str, Any] | None:
+    return await s.evaluate(f"() => {_HOOK} ? JSON.parse(JSON.stringify({_HOOK}.state())) : null")
+
+
+async def _scene(s: GameSession) -> str | None:
+    return await s.evaluate(f"() => {_HOOK} ? {_HOOK}.scene() : null")
+
+
+async def _boot(s: GameSession, trace: PlayTrace, boot_budget_ms: float) -> None:
+    elapsed = 0.0
+    while elapsed < boot_budget_ms:
+        await s.advance(100)
+        elapsed += 100
+        info = await s.evaluate(
+            f"() => ({{hook: !!{_HOOK}, booted: !!({_HOOK} && {_HOOK}.game && {_HOOK}.game.isBooted),"
+            f" scene: {_HOOK} ? {_HOOK}.scene() : null,"
+            f" renderer: {_HOOK} && {_HOOK}.game && {_HOOK}.game.renderer ? {_HOOK}.game.renderer.type : null}})"
+        )
+        trace.hook_present = bool(info["hook"])
+        if info["booted"] and info["scene"] and info["scene"] not in BOOT_SCENES:
+            trace.booted, trace.first_scene = True, info["scene"]
+            trace.renderer = {1: "canvas", 2: "webgl"}.get(info["renderer"], str(info["renderer"]))
+            break
+        if s.log.page_errors or await s.latched_errors():
+            break
+    trace.boot_virtual_ms = elapsed
+
+
+async def _input_probe(s: GameSession, label: str, key: str) -> InputProbe:
+    probe = InputProbe(label=label, key=key)
+    probe.before = await _state(s)
+    await s.advance(_IDLE_MS)
+    probe.idle_after = await _state(s)
+    await s.p.keyboard.down(key)
+    for frame in range(1, _REACT_FRAMES + 1):
+        await s.advance(1000 / 60)
+        now = await _state(s)
+        if now != probe.idle_after and probe.frames_to_react is None:
+            probe.frames_to_react = frame
+            break
+    await s.p.keyboard.up(key)
+    await s.advance(50)
+    probe.after = await _state(s)
+    return probe
+
+
+async def _shot(s: GameSession, trace: PlayTrace, out_dir: Path, name: str) -> None:
+    path = out_dir / f"{name}.png"
+    png = await s.screenshot(path)
+    trace.screenshots.append(str(path))
+    trace.pixels.append(pixel_stats(png, str(path)))
+
+
+async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: float) -> None:
+    trace.loaded = await s.load(boot_timeout_s)
+    if not trace.loaded:
+        return
+    await _boot(s, trace, boot_budget_ms=5000)
+    if not trace.booted:
+        return
+    trace.frames.append(int(await s.evaluate(f"() => {_HOOK}.frame()")))
+    await s.advance(500)
+    trace.frames.append(int(await s.evaluate(f"() => {_HOOK}.frame()")))
+    await _shot(s, trace, out_dir, "01-menu")
+    controls = await s.evaluate(f"() => {_HOOK}.controls ? {_HOOK}.controls() : null") or {}
+    start_keys = list(controls.get("start") or ["Space"])
+    trace.inputs.append(await _input_probe(s, "start", start_keys[0]))
+    await s.advance(300)
+    scene = await _scene(s)
+    buy = controls.get("buy") or {}
+    if scene == "Play" and buy:
+        trace.inputs.append(await _input_probe(s, "buy", next(iter(buy.values()))))
+    elif scene != "Play":
+        trace.notes.append(f"start key {start_keys[0]!r} left the game in scene {scene!r}")
+    await s.advance(200)
+    await _shot(s, trace, out_dir, "02-play")
+
+
+async def probe_contract_game(
+    pool: BrowserPool, html: Path, out_dir: Path, boot_timeout_s: float = 15.0, total_timeout_s: float = 45.0,
+) -> PlayTrace:
+    """Load ``html`` (a built dist/index.html) and record a `PlayTrace`; never raises for game faults."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    trace = PlayTrace(mode="contract", url=html.resolve().as_uri())
+    async with GameSession(pool, trace.url) as s:
+        try:
+            await asyncio.wait_for(_run(s, trace, out_dir, boot_timeout_s), total_timeout_s)
+        except TimeoutError:
+            trace.timed_out = f"the page stopped answering within {total_timeout_s:.0f}s (infinite loop or hang?)"
+        except Exception as exc:  # noqa: BLE001 - a crashed page/browser is an observation, not a bug
+            trace.timed_out = f"probe aborted: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+        if trace.timed_out is None:
+            latched = await s.latched_errors()
+            trace.dialogs = await s.dialogs()
+        else:
+            latched = []
+        seen = set(s.log.page_errors)
+        trace.errors = s.log.errors() + [f"uncaught: {e}" for e in latched if not any(e[:80] in p for p in seen)]
+        trace.errors += [f"blocking dialog: {d}" for d in trace.dialogs]
+    return trace

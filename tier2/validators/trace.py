@@ -1,0 +1,49 @@
+"""Observations of one scripted play session (filled by `probe`, judged by the gates)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["PixelStats", "InputProbe", "PlayTrace"]
+
+
+@dataclass
+class PixelStats:
+    width: int
+    height: int
+    colors: int
+    non_background_fraction: float
+    path: str
+
+
+@dataclass
+class InputProbe:
+    """State before/after an input, plus how the state drifts with time alone (to discount timers)."""
+
+    label: str
+    key: str
+    before: dict[str, Any] | None = None
+    idle_after: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+    frames_to_react: int | None = None
+
+
+@dataclass
+class PlayTrace:
+    mode: str = "contract"
+    url: str = ""
+    loaded: bool = False
+    hook_present: bool = False
+    booted: bool = False
+    first_scene: str | None = None
+    boot_virtual_ms: float = 0.0
+    frames: list[int] = field(default_factory=list)
+    pixels: list[PixelStats] = field(default_factory=list)
+    inputs: list[InputProbe] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    timed_out: str | None = None
+    renderer: str | None = None
+    screenshots: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)

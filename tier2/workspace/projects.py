@@ -1,0 +1,86 @@
+"""Game project directories: create one from a pack template, identify it, and snapshot its sources."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tier2.errors import BadInput
+from tier2.packs import Pack
+
+__all__ = ["ProjectInfo", "new_project", "read_project", "snapshot", "project_id_for", "SNAPSHOT_EXCLUDES"]
+
+META_DIR = ".tier2"
+#: Never part of a source snapshot: build output, tier2/AgentScope runtime files.
+SNAPSHOT_EXCLUDES = frozenset({
+    "dist", META_DIR, "skills", "sessions", ".mcp", "node_modules", ".git", "delivery.json", "screenshot.png",
+})
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{2,63}$")
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    project_id: str
+    path: str
+    pack: str
+    created_at: float
+
+
+def project_id_for(value: str | None = None) -> str:
+    """A new project id, or ``value`` checked as a safe id."""
+    if value is None:
+        return "p-" + uuid.uuid4().hex[:12]
+    if not _ID_RE.match(value):
+        raise BadInput(f"invalid project id {value!r}: use 3-64 chars of a-z 0-9 _ -")
+    return value
+
+
+def new_project(pack: Pack, dest: Path, project_id: str | None = None) -> ProjectInfo:
+    """Copy the pack template to ``dest`` (which must not exist or be empty) and stamp its metadata."""
+    dest = dest.expanduser().resolve()
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise BadInput(f"output directory {dest} exists and is not empty")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(pack.template_dir, dest, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("dist", "node_modules"))
+    info = ProjectInfo(project_id=project_id_for(project_id), path=str(dest), pack=pack.ref, created_at=time.time())
+    meta = dest / META_DIR
+    meta.mkdir(exist_ok=True)
+    (meta / "project.json").write_text(json.dumps(asdict(info), indent=2))
+    return info
+
+
+def read_project(path: Path) -> ProjectInfo:
+    meta = path / META_DIR / "project.json"
+    if not meta.exists():
+        raise BadInput(f"{path} is not a tier2 project ({meta} missing)")
+    return ProjectInfo(**json.loads(meta.read_text()))
+
+
+def _files(root: Path) -> list[Path]:
+    out: list[Path] = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts and rel.parts[0] in SNAPSHOT_EXCLUDES:
+            continue
+        if path.is_file() and not path.is_symlink():
+            out.append(path)
+    return out
+
+
+def snapshot(root: Path) -> dict[str, object]:
+    """Source files with their sha256 and one snapshot hash over (path, hash) pairs."""
+    files = []
+    overall = hashlib.sha256()
+    for path in _files(root):
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        rel = path.relative_to(root).as_posix()
+        files.append({"path": rel, "sha256": digest, "bytes": path.stat().st_size})
+        overall.update(f"{rel}\0{digest}\n".encode())
+    return {"files": files, "sha256": overall.hexdigest()}
