@@ -59,9 +59,9 @@ class _Progress:
         elif event.type == "phase_changed":
             self.phase = event.phase
             line = f"phase {event.phase}" + (f" — {event.detail}" if event.detail else "")
-        elif event.type == "tool_finished":
+        elif event.type == "tool_finished" and (event.tool in ("Build", "RunGame") or event.state != "success"):
             line = f"{self.phase} · step {event.step} · {event.tool} → {event.state}" + (
-                f" · {event.summary}" if event.summary and event.tool in ("Build", "RunGame") else "")
+                f" · {event.summary}" if event.summary else "")
         elif event.type == "tool_started" and event.tool not in ("Build", "RunGame"):
             line = f"{self.phase} · step {event.step} · {event.tool} {event.summary}"
         elif event.type == "gate_result":

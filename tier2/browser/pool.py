@@ -40,7 +40,8 @@ def find_chromium(override: str | None, candidates: list[str]) -> str:
         path = cand if os.path.isabs(cand) else shutil.which(cand)
         if path and os.access(path, os.X_OK):
             return path
-    raise BrowserUnavailable(f"Chromium not found ({', '.join(candidates)}): install it with `apt-get install chromium`")
+    tried = ", ".join(candidates)
+    raise BrowserUnavailable(f"Chromium not found ({tried}): install it with `apt-get install chromium`")
 
 
 class BrowserPool:

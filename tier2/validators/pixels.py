@@ -16,7 +16,8 @@ def pixel_stats(png: bytes, path: str) -> PixelStats:
     img = Image.open(io.BytesIO(png)).convert("RGB")
     small = img.resize((min(img.width, 200), min(img.height, 150)))
     # quantise to 5 bits per channel so JPEG-like noise or anti-aliasing does not inflate the count
-    quant = [(r >> 3, g >> 3, b >> 3) for r, g, b in small.getdata()]
+    raw = small.tobytes()
+    quant = [(raw[i] >> 3, raw[i + 1] >> 3, raw[i + 2] >> 3) for i in range(0, len(raw), 3)]
     counts = Counter(quant)
     dominant = counts.most_common(1)[0][1] if counts else 0
     total = len(quant) or 1

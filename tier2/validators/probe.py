@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
+from tier2.validators.l1.runtime_gates import TIME_KEYS, state_delta
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.trace import InputProbe, PlayTrace
 
@@ -30,16 +31,29 @@ async def _scene(s: GameSession) -> str | None:
     return await s.evaluate(f"() => {_HOOK} ? {_HOOK}.scene() : null")
 
 
+_BOOT_STEP_JS = f"""(ms) => {{
+  window.__tier2Clock.advance(ms);
+  const h = {_HOOK};
+  return {{hook: !!h, booted: !!(h && h.game && h.game.isBooted), scene: h ? h.scene() : null,
+          renderer: h && h.game && h.game.renderer ? h.game.renderer.type : null}};
+}}"""
+
+# One round trip per input probe: advance frame by frame, recording a snapshot after each frame.
+_FRAMES_JS = f"""(n) => {{
+  const out = [];
+  for (let i = 0; i < n; i++) {{
+    window.__tier2Clock.advance(1000 / 60);
+    out.push(JSON.parse(JSON.stringify({_HOOK}.state())));
+  }}
+  return out;
+}}"""
+
+
 async def _boot(s: GameSession, trace: PlayTrace, boot_budget_ms: float) -> None:
     elapsed = 0.0
     while elapsed < boot_budget_ms:
-        await s.advance(100)
+        info = await s.evaluate(_BOOT_STEP_JS, 100)
         elapsed += 100
-        info = await s.evaluate(
-            f"() => ({{hook: !!{_HOOK}, booted: !!({_HOOK} && {_HOOK}.game && {_HOOK}.game.isBooted),"
-            f" scene: {_HOOK} ? {_HOOK}.scene() : null,"
-            f" renderer: {_HOOK} && {_HOOK}.game && {_HOOK}.game.renderer ? {_HOOK}.game.renderer.type : null}})"
-        )
         trace.hook_present = bool(info["hook"])
         if info["booted"] and info["scene"] and info["scene"] not in BOOT_SCENES:
             trace.booted, trace.first_scene = True, info["scene"]
@@ -55,14 +69,15 @@ async def _input_probe(s: GameSession, label: str, key: str) -> InputProbe:
     probe.before = await _state(s)
     await s.advance(_IDLE_MS)
     probe.idle_after = await _state(s)
+    drift = state_delta(probe.before, probe.idle_after)
     await s.p.keyboard.down(key)
-    for frame in range(1, _REACT_FRAMES + 1):
-        await s.advance(1000 / 60)
-        now = await _state(s)
-        if now != probe.idle_after and probe.frames_to_react is None:
-            probe.frames_to_react = frame
-            break
+    frames = await s.evaluate(_FRAMES_JS, _REACT_FRAMES)
     await s.p.keyboard.up(key)
+    for i, snap in enumerate(frames, start=1):
+        changed = state_delta(probe.idle_after, snap) - drift
+        if {k for k in changed if k.split(".")[-1] not in TIME_KEYS}:
+            probe.frames_to_react = i
+            break
     await s.advance(50)
     probe.after = await _state(s)
     return probe

@@ -1,0 +1,55 @@
+// GameOver: shows theme.texts.win / theme.texts.lose and the final numbers. Space/Enter/click → Menu.
+import Phaser from 'phaser';
+import { hexToInt, formatMoney, fillText } from '../state.js';
+
+const LAYOUT = {
+  cx: 400, card: { w: 640, h: 360, y: 300 }, headY: 190, msgY: 260, statsY: 340, hintY: 430,
+  pulse: 1.06, pulseMs: 500, font: 'Trebuchet MS, Verdana, sans-serif',
+};
+const REASONS = { day_over: 'The day is over.', bankrupt: 'Out of money and nothing left to sell.' };
+
+export default class GameOver extends Phaser.Scene {
+  constructor() {
+    super('GameOver');
+  }
+
+  create() {
+    const { theme, economy } = this.registry.get('tables');
+    const state = this.registry.get('state');
+    const pal = theme.palette;
+    const L = LAYOUT;
+    const won = state.outcome === 'won';
+    const vars = { money: formatMoney(theme, state.money), goal: formatMoney(theme, economy.goal_money) };
+    this.leaving = false;
+
+    this.add.rectangle(L.cx, L.card.y, L.card.w, L.card.h, hexToInt(pal.panel), 0.95)
+      .setStrokeStyle(4, hexToInt(won ? pal.good : pal.bad));
+    const head = this.add.text(L.cx, L.headY, theme.shop_name, {
+      fontFamily: L.font, fontSize: '40px', color: won ? pal.good : pal.bad, fontStyle: 'bold',
+    }).setOrigin(0.5);
+    this.tweens.add({ targets: head, scale: L.pulse, duration: L.pulseMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
+    this.add.text(L.cx, L.msgY, fillText(won ? theme.texts.win : theme.texts.lose, vars), {
+      fontFamily: L.font, fontSize: '22px', color: pal.text, align: 'center', wordWrap: { width: L.card.w - 60 },
+    }).setOrigin(0.5);
+
+    const lines = [`${vars.money} / ${vars.goal}   ·   served: ${state.ordersDone}`];
+    if (!won && REASONS[state.lostReason]) lines.push(REASONS[state.lostReason]);
+    this.add.text(L.cx, L.statsY, lines.join('\n'), {
+      fontFamily: L.font, fontSize: '18px', color: pal.accent, align: 'center',
+    }).setOrigin(0.5);
+    this.add.text(L.cx, L.hintY, 'Space / Enter / click: back to the menu', {
+      fontFamily: L.font, fontSize: '16px', color: pal.text,
+    }).setOrigin(0.5).setAlpha(0.8);
+
+    this.input.keyboard.on('keydown', (ev) => {
+      if (!ev.repeat && (ev.code === 'Space' || ev.code === 'Enter' || ev.code === 'NumpadEnter')) this.leave();
+    });
+    this.input.on('pointerdown', () => this.leave());
+  }
+
+  leave() {
+    if (this.leaving) return;
+    this.leaving = true;
+    this.scene.start('Menu');
+  }
+}

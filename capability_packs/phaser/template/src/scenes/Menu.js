@@ -1,0 +1,58 @@
+// Menu: title, subtitle and start hint from theme.json. Space, Enter or a click starts Play.
+import Phaser from 'phaser';
+import { hexToInt } from '../state.js';
+
+const LAYOUT = {
+  cx: 400, titleY: 170, subtitleY: 230, shelfY: 320, hintY: 430, controlsY: 500,
+  card: { w: 600, h: 420, y: 300 }, itemGap: 56, bob: 8, bobMs: 700, blinkMs: 600,
+  font: 'Trebuchet MS, Verdana, sans-serif',
+};
+
+export default class Menu extends Phaser.Scene {
+  constructor() {
+    super('Menu');
+  }
+
+  create() {
+    const { theme, items } = this.registry.get('tables');
+    const pal = theme.palette;
+    const L = LAYOUT;
+    this.started = false;
+
+    this.add.rectangle(L.cx, L.card.y, L.card.w, L.card.h, hexToInt(pal.panel), 0.95)
+      .setStrokeStyle(4, hexToInt(pal.accent));
+    this.add.text(L.cx, L.titleY, theme.title, { fontFamily: L.font, fontSize: '48px', color: pal.accent, fontStyle: 'bold' })
+      .setOrigin(0.5).setShadow(3, 3, '#000000', 4, true, true);
+    this.add.text(L.cx, L.subtitleY, theme.subtitle, { fontFamily: L.font, fontSize: '22px', color: pal.text })
+      .setOrigin(0.5);
+
+    const list = items.items;
+    const x0 = L.cx - ((list.length - 1) * L.itemGap) / 2;
+    list.forEach((it, i) => {
+      const img = this.add.image(x0 + i * L.itemGap, L.shelfY, `item-${it.id}`);
+      this.tweens.add({
+        targets: img, y: L.shelfY - L.bob, duration: L.bobMs, yoyo: true, repeat: -1,
+        ease: 'Sine.easeInOut', delay: i * (L.bobMs / list.length),
+      });
+    });
+
+    const hint = this.add.text(L.cx, L.hintY, theme.texts.start_hint, {
+      fontFamily: L.font, fontSize: '22px', color: pal.good, fontStyle: 'bold',
+    }).setOrigin(0.5);
+    this.tweens.add({ targets: hint, alpha: 0.35, duration: L.blinkMs, yoyo: true, repeat: -1 });
+    this.add.text(L.cx, L.controlsY, theme.texts.controls_hint, {
+      fontFamily: L.font, fontSize: '16px', color: pal.text, align: 'center', wordWrap: { width: L.card.w - 40 },
+    }).setOrigin(0.5).setAlpha(0.85);
+
+    this.input.keyboard.on('keydown', (ev) => {
+      if (!ev.repeat && (ev.code === 'Space' || ev.code === 'Enter' || ev.code === 'NumpadEnter')) this.begin();
+    });
+    this.input.on('pointerdown', () => this.begin());
+  }
+
+  begin() {
+    if (this.started) return;
+    this.started = true;
+    this.scene.start('Play');
+  }
+}

@@ -1,0 +1,301 @@
+// Play: HUD, customer + order, inventory, buy and craft buttons. All rules live in ../state.js;
+// this scene only routes input (keys from controlsFor(), plus clickable buttons) and draws.
+import Phaser from 'phaser';
+import { CUSTOMER_COLOURS } from './Preload.js';
+import {
+  createState, buy, craft, deliver, tick, abandon, currentOrder, remainingMs, canCraft, canDeliver, canAfford,
+  controlsFor, rawItems, itemById, formatMoney, fillText, hexToInt, DELIVER_KEYS, ABANDON_KEYS,
+} from '../state.js';
+
+const LAYOUT = {
+  font: 'Trebuchet MS, Verdana, sans-serif',
+  hudH: 56, stripe: 10,
+  customer: { x: 16, y: 68, w: 372, h: 236 },
+  inventory: { x: 404, y: 68, w: 380, h: 236 },
+  buy: { x: 16, y: 316, w: 372, h: 232 },
+  craft: { x: 404, y: 316, w: 380, h: 232 },
+  goalBar: { x: 330, y: 36, w: 200, h: 10 },
+  clockBar: { x: 584, y: 36, w: 200, h: 10 },
+  bubble: { dx: 110, dy: 34, w: 250, h: 132 },
+  deliverBtn: { dx: 110, dy: 180, w: 250, h: 42 },
+  sprite: { dx: 58, dy: 150 },
+  headerH: 34, rowMax: 28, btnMax: 40, btnGap: 8, inner: 12,
+  feedbackY: 566, hintY: 588,
+  bob: 6, bobMs: 600, clockWarn: 0.2, feedbackMs: 1800, coinMs: 650, enterMs: 320,
+};
+const keyLabel = (code) => code.replace(/^Digit/, '').replace(/^Key/, '');
+
+export default class Play extends Phaser.Scene {
+  constructor() {
+    super('Play');
+  }
+
+  create() {
+    this.tables = this.registry.get('tables');
+    this.theme = this.tables.theme;
+    const pal = this.theme.palette;
+    this.col = Object.fromEntries(Object.entries(pal).map(([k, v]) => [k, hexToInt(v)]));
+    this.st = createState(this.tables);
+    this.registry.set('state', this.st);
+    this.ctl = controlsFor(this.tables);
+    this.finished = false;
+    this.shownOrder = -1;
+
+    this.buildHud();
+    this.buildCustomer();
+    this.buildInventory();
+    this.buildBuy();
+    this.buildCraft();
+    this.feedback = this.txt(400, LAYOUT.feedbackY, '', 17, pal.text).setOrigin(0.5);
+    this.txt(400, LAYOUT.hintY, this.theme.texts.controls_hint, 13, pal.text).setOrigin(0.5).setAlpha(0.7);
+    this.sparks = this.add.particles(0, 0, 'spark', {
+      speed: { min: 60, max: 180 }, lifespan: 550, scale: { start: 1, end: 0 }, emitting: false,
+    });
+
+    this.buyKeys = {};
+    for (const [id, code] of Object.entries(this.ctl.buy)) this.buyKeys[code] = id;
+    this.craftKeys = {};
+    for (const [id, code] of Object.entries(this.ctl.craft)) this.craftKeys[code] = id;
+    this.input.keyboard.addCapture('SPACE,ENTER');
+    this.input.keyboard.on('keydown', (ev) => this.onKey(ev));
+    this.refresh();
+  }
+
+  txt(x, y, s, size, color, bold) {
+    return this.add.text(x, y, s, { fontFamily: LAYOUT.font, fontSize: `${size}px`, color, fontStyle: bold ? 'bold' : '' });
+  }
+
+  panel(r, title) {
+    const g = this.add.graphics();
+    g.fillStyle(this.col.panel, 1).fillRoundedRect(r.x, r.y, r.w, r.h, 12);
+    g.lineStyle(2, this.col.accent, 0.6).strokeRoundedRect(r.x, r.y, r.w, r.h, 12);
+    this.txt(r.x + LAYOUT.inner, r.y + 8, title, 17, this.theme.palette.accent, true);
+  }
+
+  button(x, y, w, h, label, extra, onPress) {
+    const rect = this.add.rectangle(x + w / 2, y + h / 2, w, h, this.col.background, 1)
+      .setStrokeStyle(2, this.col.accent, 0.8).setInteractive({ useHandCursor: true });
+    const size = Math.min(16, Math.floor(h * 0.45));
+    const t = this.txt(x + 10, y + h / 2, label, size, this.theme.palette.text, true).setOrigin(0, 0.5);
+    const e = this.txt(x + w - 10, y + h / 2, extra, size - 2, this.theme.palette.text).setOrigin(1, 0.5).setAlpha(0.85);
+    rect.on('pointerover', () => rect.setFillStyle(this.col.panel, 1));
+    rect.on('pointerout', () => rect.setFillStyle(this.col.background, 1));
+    rect.on('pointerdown', () => { this.tweens.add({ targets: rect, scaleX: 0.97, scaleY: 0.9, duration: 60, yoyo: true }); onPress(); });
+    const parts = [rect, t, e];
+    return { rect, setEnabled: (on) => parts.forEach((p) => p.setAlpha(on ? 1 : 0.4)) };
+  }
+
+  buildHud() {
+    const pal = this.theme.palette;
+    const g = this.add.graphics();
+    g.fillStyle(this.col.panel, 1).fillRect(0, 0, 800, LAYOUT.hudH);
+    for (let x = 0; x < 800; x += 40) g.fillStyle(this.col.accent, 1).fillRect(x, LAYOUT.hudH - LAYOUT.stripe / 2, 20, LAYOUT.stripe / 2);
+    this.txt(16, 14, this.theme.shop_name, 24, pal.accent, true);
+    const gb = LAYOUT.goalBar;
+    const cb = LAYOUT.clockBar;
+    this.moneyText = this.txt(gb.x, 10, '', 18, pal.text, true);
+    this.clockText = this.txt(cb.x, 10, '', 16, pal.text);
+    this.add.rectangle(gb.x, gb.y, gb.w, gb.h, this.col.background).setOrigin(0);
+    this.goalFill = this.add.rectangle(gb.x, gb.y, gb.w, gb.h, this.col.good).setOrigin(0);
+    this.add.rectangle(cb.x, cb.y, cb.w, cb.h, this.col.background).setOrigin(0);
+    this.clockFill = this.add.rectangle(cb.x, cb.y, cb.w, cb.h, this.col.accent).setOrigin(0);
+  }
+
+  buildCustomer() {
+    const r = LAYOUT.customer;
+    const b = LAYOUT.bubble;
+    const noun = this.theme.customer_noun;
+    this.panel(r, `Current ${noun}`);
+    const sx = r.x + LAYOUT.sprite.dx;
+    const sy = r.y + LAYOUT.sprite.dy;
+    this.add.ellipse(sx, sy + 44, 60, 12, 0x000000, 0.3);
+    this.customer = this.add.image(sx, sy, 'customer-0');
+    this.tweens.add({ targets: this.customer, y: sy - LAYOUT.bob, duration: LAYOUT.bobMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
+    const g = this.add.graphics();
+    const bx = r.x + b.dx;
+    const by = r.y + b.dy;
+    g.fillStyle(this.col.text, 1).fillRoundedRect(bx, by, b.w, b.h, 12);
+    g.fillTriangle(bx, by + 50, bx - 16, by + 62, bx, by + 70);
+    const dark = this.theme.palette.background;
+    this.orderName = this.txt(bx + 12, by + 10, '', 18, dark, true);
+    this.orderText = this.txt(bx + 12, by + 36, '', 15, dark).setWordWrapWidth(b.w - 64);
+    this.orderReward = this.txt(bx + 12, by + b.h - 26, '', 16, dark, true);
+    this.orderIcon = this.add.image(bx + b.w - 30, by + b.h - 40, 'spark');
+    this.orderQty = this.txt(bx + b.w - 30, by + b.h - 18, '', 14, dark, true).setOrigin(0.5);
+    const d = LAYOUT.deliverBtn;
+    this.deliverBtn = this.button(r.x + d.dx, r.y + d.dy, d.w, d.h, `[${DELIVER_KEYS[0]}] Deliver`, '', () => this.doDeliver());
+    this.servedText = this.txt(r.x + LAYOUT.inner, r.y + r.h - 26, '', 14, this.theme.palette.text);
+  }
+
+  buildInventory() {
+    const r = LAYOUT.inventory;
+    this.panel(r, 'Inventory');
+    const list = this.tables.items.items;
+    const rowH = Math.min(LAYOUT.rowMax, (r.h - LAYOUT.headerH - LAYOUT.inner) / list.length);
+    const sell = this.tables.prices.sell;
+    this.invRows = {};
+    list.forEach((it, i) => {
+      const y = r.y + LAYOUT.headerH + rowH * i + rowH / 2;
+      const icon = this.add.image(r.x + 24, y, `item-${it.id}`).setScale((rowH - 4) / 32);
+      const name = this.txt(r.x + 44, y, it.name, 15, this.theme.palette.text).setOrigin(0, 0.5);
+      const worth = sell[it.id] !== undefined ? `worth ${formatMoney(this.theme, sell[it.id])}` : it.kind;
+      const note = this.txt(r.x + 220, y, worth, 12, this.theme.palette.text).setOrigin(0, 0.5).setAlpha(0.6);
+      const count = this.txt(r.x + r.w - 16, y, '0', 16, this.theme.palette.accent, true).setOrigin(1, 0.5);
+      this.invRows[it.id] = { icon, name, note, count };
+    });
+  }
+
+  buttonColumn(r, entries) {
+    const n = Math.max(1, entries.length);
+    const avail = r.h - LAYOUT.headerH - LAYOUT.inner;
+    const h = Math.min(LAYOUT.btnMax, (avail - LAYOUT.btnGap * (n - 1)) / n);
+    return entries.map((e, i) => this.button(r.x + LAYOUT.inner, r.y + LAYOUT.headerH + i * (h + LAYOUT.btnGap),
+      r.w - 2 * LAYOUT.inner, h, e.label, e.extra, e.onPress));
+  }
+
+  buildBuy() {
+    this.panel(LAYOUT.buy, 'Buy');
+    const items = rawItems(this.tables);
+    const btns = this.buttonColumn(LAYOUT.buy, items.map((it) => ({
+      label: `[${keyLabel(this.ctl.buy[it.id])}] ${it.name}`,
+      extra: formatMoney(this.theme, this.tables.prices.buy[it.id]),
+      onPress: () => this.doBuy(it.id),
+    })));
+    this.buyBtns = Object.fromEntries(items.map((it, i) => [it.id, btns[i]]));
+  }
+
+  buildCraft() {
+    this.panel(LAYOUT.craft, this.theme.craft_verb);
+    const name = (id) => itemById(this.tables, id).name;
+    const recipes = this.tables.recipes.recipes;
+    const btns = this.buttonColumn(LAYOUT.craft, recipes.map((r) => ({
+      label: `[${keyLabel(this.ctl.craft[r.id])}] ${r.name}`,
+      extra: `${r.inputs.map((i) => `${i.qty} ${name(i.item)}`).join(' + ')} → ${r.output.qty} ${name(r.output.item)}`,
+      onPress: () => this.doCraft(r.id),
+    })));
+    this.craftBtns = Object.fromEntries(recipes.map((r, i) => [r.id, btns[i]]));
+  }
+
+  onKey(ev) {
+    if (ev.repeat || this.finished) return;
+    const code = ev.code.replace(/^Numpad(\d)$/, 'Digit$1').replace('NumpadEnter', 'Enter');
+    if (ABANDON_KEYS.includes(code)) this.doAbandon();
+    else if (DELIVER_KEYS.includes(code)) this.doDeliver();
+    else if (this.buyKeys[code]) this.doBuy(this.buyKeys[code]);
+    else if (this.craftKeys[code]) this.doCraft(this.craftKeys[code]);
+  }
+
+  say(msg, good) {
+    const pal = this.theme.palette;
+    this.feedback.setText(msg).setColor(good ? pal.good : pal.bad).setAlpha(1);
+    this.tweens.killTweensOf(this.feedback);
+    this.tweens.add({ targets: this.feedback, alpha: 0, delay: LAYOUT.feedbackMs, duration: 400 });
+  }
+
+  flashRow(id) {
+    const row = this.invRows[id];
+    this.tweens.add({ targets: row.count, scale: 1.5, duration: 90, yoyo: true });
+    this.sparks.explode(8, row.icon.x, row.icon.y);
+  }
+
+  doBuy(id) {
+    const res = buy(this.st, id);
+    const it = itemById(this.tables, id);
+    if (res.ok) { this.say(`Bought 1 ${it.name}`, true); this.flashRow(id); } else this.say(res.reason, false);
+    this.refresh();
+  }
+
+  doCraft(id) {
+    const res = craft(this.st, id);
+    const r = this.tables.recipes.recipes.find((x) => x.id === id);
+    if (res.ok) {
+      this.say(`${this.theme.craft_verb}: ${r.output.qty} ${itemById(this.tables, r.output.item).name}`, true);
+      this.flashRow(r.output.item);
+    } else this.say(res.reason, false);
+    this.refresh();
+  }
+
+  doDeliver() {
+    const order = currentOrder(this.st);
+    const res = deliver(this.st);
+    if (res.ok) {
+      this.say(`${order.customer} paid ${formatMoney(this.theme, order.reward)}!`, true);
+      this.coinBurst();
+    } else this.say(res.reason, false);
+    this.refresh();
+  }
+
+  doAbandon() {
+    abandon(this.st);
+    this.checkEnd();
+  }
+
+  coinBurst() {
+    const { x, y } = this.customer;
+    this.sparks.explode(16, x, y - 20);
+    for (let i = 0; i < 5; i++) {
+      const coin = this.add.image(x + i * 6, y - 30, 'coin');
+      this.tweens.add({
+        targets: coin, x: LAYOUT.goalBar.x + 40, y: 20, alpha: 0.2, duration: LAYOUT.coinMs, delay: i * 60,
+        ease: 'Cubic.easeIn', onComplete: () => coin.destroy(),
+      });
+    }
+    this.tweens.add({ targets: this.moneyText, scale: 1.2, duration: 120, yoyo: true, delay: LAYOUT.coinMs });
+  }
+
+  refresh() {
+    const st = this.st;
+    for (const [id, row] of Object.entries(this.invRows)) {
+      const n = st.inventory[id];
+      row.count.setText(String(n));
+      [row.icon, row.name, row.count].forEach((o) => o.setAlpha(n > 0 ? 1 : 0.45));
+    }
+    for (const [id, b] of Object.entries(this.buyBtns)) b.setEnabled(canAfford(st, id));
+    for (const r of this.tables.recipes.recipes) this.craftBtns[r.id].setEnabled(canCraft(st, r));
+    this.deliverBtn.setEnabled(canDeliver(st));
+    this.servedText.setText(`Served: ${st.ordersDone}`);
+    this.showOrder();
+    this.refreshHud();
+  }
+
+  showOrder() {
+    const o = currentOrder(this.st);
+    if (!o || this.shownOrder === this.st.orderIndex) return;
+    this.shownOrder = this.st.orderIndex;
+    const item = itemById(this.tables, o.item);
+    this.orderName.setText(o.customer);
+    this.orderText.setText(fillText(this.theme.texts.order_prompt, { customer: o.customer, qty: o.qty, item: item.name }));
+    this.orderReward.setText(`pays ${formatMoney(this.theme, o.reward)}`);
+    this.orderIcon.setTexture(`item-${o.item}`);
+    this.orderQty.setText(`× ${o.qty}`);
+    this.customer.setTexture(`customer-${this.st.orderIndex % CUSTOMER_COLOURS.length}`);
+    const x = LAYOUT.customer.x + LAYOUT.sprite.dx;
+    this.tweens.add({ targets: this.customer, x: { from: x - 50, to: x }, alpha: { from: 0, to: 1 }, duration: LAYOUT.enterMs });
+  }
+
+  refreshHud() {
+    const st = this.st;
+    const eco = this.tables.economy;
+    this.moneyText.setText(`${formatMoney(this.theme, st.money)} / goal ${formatMoney(this.theme, eco.goal_money)}`);
+    const left = remainingMs(st);
+    const secs = Math.ceil(left / 1000);
+    this.clockText.setText(`Day ends in ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`);
+    this.clockFill.scaleX = left / eco.day_length_ms;
+    this.clockFill.setFillStyle(left < eco.day_length_ms * LAYOUT.clockWarn ? this.col.bad : this.col.accent);
+    this.goalFill.scaleX = Phaser.Math.Clamp(st.money / eco.goal_money, 0, 1);
+  }
+
+  update(time, delta) {
+    if (this.finished) return;
+    tick(this.st, delta);
+    this.refreshHud();
+    this.checkEnd();
+  }
+
+  checkEnd() {
+    const out = this.st.outcome;
+    if (this.finished || out === 'running') return;
+    this.finished = true;
+    this.scene.start(out === 'abandoned' ? 'Menu' : 'GameOver');
+  }
+}

@@ -1,0 +1,91 @@
+"""The validation runner on real builds in real Chromium: the template passes; each defect fails its gate."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tier2.settings.loader import Policy
+from tier2.validators import ValidationRunner
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"mutation anchor {old!r} not found in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _append(path: Path, code: str) -> None:
+    path.write_text(path.read_text() + "\n" + code + "\n")
+
+
+async def _validate(pool, pack, project: Path, tmp_path: Path, **timeouts):
+    policy = Policy(timeouts={"validation_s": 20, "boot_s": 10, **timeouts})
+    return await ValidationRunner(pool, pack, policy).validate_project(project, tmp_path / "report")
+
+
+def _failed(report) -> set[str]:
+    return {g.id for g in report.failures}
+
+
+async def test_template_game_passes_every_l1_gate(pool, pack, template_copy: Path, tmp_path: Path) -> None:
+    report = await _validate(pool, pack, template_copy, tmp_path)
+    assert report.passed, report.feedback()
+    assert {g.id for g in report.gates} == {"l1.builds", "l1.boots", "l1.no_errors", "l1.frames_advance",
+                                            "l1.canvas_not_blank", "l1.input_changes_state"}
+    assert (tmp_path / "report" / "report.json").exists()
+    assert all(Path(p).exists() for p in report.screenshots)
+
+
+MUTANTS = {
+    "crash_at_boot": (lambda p: _append(p / "src/main.js", "spawnBossThatDoesNotExist(game);"),
+                      {"l1.no_errors", "l1.boots"}),
+    "syntax_error": (lambda p: _append(p / "src/scenes/Play.js", "function broken( {"), {"l1.builds"}),
+    "input_ignored": (lambda p: _edit(p / "src/scenes/Play.js", "(ev) => this.onKey(ev)", "(ev) => void ev"),
+                      {"l1.input_changes_state"}),
+    "invisible": (lambda p: _edit(p / "index.html", "</head>", "<style>canvas{visibility:hidden}</style></head>"),
+                  {"l1.canvas_not_blank"}),
+    "alert_dialog": (lambda p: _append(p / "src/main.js", "window.alert('hello from the game');"), {"l1.no_errors"}),
+    "network_fetch": (lambda p: _append(p / "src/main.js", "fetch('https://example.invalid/track.gif');"),
+                      {"l1.no_errors"}),
+    "dangling_order_item": (
+        lambda p: (p / "data/orders.json").write_text(json.dumps(
+            {"orders": [{"id": "o1", "customer": "X", "item": "unicorn_tears", "qty": 1, "reward": 5}]})),
+        {"l1.no_errors", "l1.boots"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+async def test_each_defect_is_caught_by_its_gate(name: str, pool, pack, template_copy: Path, tmp_path: Path) -> None:
+    mutate, expected = MUTANTS[name]
+    mutate(template_copy)
+    report = await _validate(pool, pack, template_copy, tmp_path)
+    assert not report.passed
+    assert expected & _failed(report), (name, _failed(report), report.feedback())
+
+
+async def test_infinite_loop_fails_in_bounded_time_and_browser_survives(pool, pack, template_copy: Path,
+                                                                        tmp_path: Path) -> None:
+    play = template_copy / "src/scenes/Play.js"
+    _edit(play, "  update(time, delta) {\n", "  update(time, delta) {\n    for (;;) {}\n")
+    started = time.monotonic()
+    report = await _validate(pool, pack, template_copy, tmp_path, validation_s=8)
+    assert time.monotonic() - started < 40
+    assert not report.passed and "l1.no_errors" in _failed(report)
+    # the shared browser still validates the next game
+    fresh = tmp_path / "fresh"
+    import shutil
+
+    shutil.copytree(pack.template_dir, fresh)
+    assert (await _validate(pool, pack, fresh, tmp_path / "again")).passed
+
+
+async def test_browser_death_is_survived(pool, pack, template_copy: Path, tmp_path: Path) -> None:
+    await (await pool.browser()).close()
+    report = await _validate(pool, pack, template_copy, tmp_path)
+    assert report.passed, report.feedback()

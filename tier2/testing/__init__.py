@@ -1,0 +1,5 @@
+"""Test doubles for the model boundary only (shipped so pack authors can use them too)."""
+
+from tier2.testing.fake_openai import FakeOpenAIServer, Reply
+
+__all__ = ["FakeOpenAIServer", "Reply"]
