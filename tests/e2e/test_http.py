@@ -1,0 +1,114 @@
+"""The HTTP service (AgentScope create_app + tier2 routes) on uvicorn: submit a brief, stream SSE with ids,
+resume from Last-Event-ID, fetch the delivery and play the served game in Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from tests.e2e.helpers import play_in_chromium
+from tier2.app import build_app
+from tier2.settings.loader import Settings
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.browser, pytest.mark.redis]
+POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    settings = Settings(workspaces=tmp_path_factory.mktemp("http-ws"), redis_url=redis_url)
+    port = _port()
+    server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve())
+    for _ in range(400):
+        if server.started:
+            break
+        await asyncio.sleep(0.05)
+    assert server.started
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+        yield client
+    server.should_exit = True
+    await task
+
+
+async def _sse(client: httpx.AsyncClient, run_id: str, headers: dict[str, str] | None = None,
+               limit: int | None = None) -> list[tuple[int, dict]]:
+    frames: list[tuple[int, dict]] = []
+    async with client.stream("GET", f"/v1/runs/{run_id}/events", headers=headers or {},
+                             timeout=httpx.Timeout(300)) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        eid = None
+        async for line in r.aiter_lines():
+            if line.startswith("id: "):
+                eid = int(line[4:])
+            elif line.startswith("data: "):
+                frames.append((eid, json.loads(line[6:])))
+                if limit and len(frames) >= limit:
+                    break
+    return frames
+
+
+async def test_health_and_agentscope_routes_are_served(service: httpx.AsyncClient) -> None:
+    r = await service.get("/healthz")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["ok"] and body["redis"]["ok"] and body["browser"]["version"] and body["toolchain"]["pack"]
+    r = await service.get("/agent/", headers={"X-User-ID": "u1"})  # AgentScope's own routes are mounted
+    assert r.status_code == 200
+    paths = (await service.get("/openapi.json")).json()["paths"]
+    assert {"/v1/runs", "/v1/runs/{run_id}/events", "/healthz", "/chat/"} <= set(paths)
+
+
+async def test_bad_requests_get_clear_errors(service: httpx.AsyncClient) -> None:
+    r = await service.post("/v1/runs", json={"brief": "  "})
+    assert r.status_code == 422 and "brief is empty" in r.text
+    r = await service.post("/v1/runs", json={"brief": "x" * 5000})
+    assert r.status_code == 422 and "limit" in r.text
+    r = await service.post("/v1/runs", json={"brief": POTION, "model": "nope"})
+    assert r.status_code == 422 and "unknown model route" in r.text
+    r = await service.post("/v1/runs", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert (await service.get("/v1/runs/r-unknown")).status_code == 404
+    assert (await service.get("/v1/runs/r-unknown/events")).status_code == 404
+
+
+async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncClient, pool) -> None:
+    r = await service.post("/v1/runs", json={"brief": POTION})
+    assert r.status_code == 202, r.text
+    run_id = r.json()["run_id"]
+    first = await _sse(service, run_id, limit=3)               # a client that drops after 3 frames
+    rest = await _sse(service, run_id, headers={"Last-Event-ID": str(first[-1][0])})
+    ids = [i for i, _ in first + rest]
+    assert ids == list(range(1, len(ids) + 1)), ids            # no gap, no duplicate across the reconnect
+    assert rest[-1][1]["type"] == "run_finished" and rest[-1][1]["status"] == "delivered"
+    replay = await _sse(service, run_id, headers={"Last-Event-ID": "0"})   # full replay after the end
+    assert [i for i, _ in replay] == ids
+    assert [i for i, _ in await _sse(service, run_id)] == ids
+    after = await service.get(f"/v1/runs/{run_id}/events", params={"after": len(ids) - 1})
+    assert after.text.count("id: ") == 1
+
+    run = (await service.get(f"/v1/runs/{run_id}")).json()
+    assert run["status"] == "delivered" and run["phase"] == "deliver"
+    delivery = (await service.get(f"/v1/runs/{run_id}/delivery")).json()
+    assert delivery["run_id"] == run_id and delivery["status"] == "delivered"
+    shot = await service.get(f"/v1/runs/{run_id}/artifacts/screenshot.png")
+    assert shot.status_code == 200 and shot.content[:4] == b"\x89PNG"
+    for bad in ("../../etc/passwd", "src/main.js", ".tier2/project.json", "dist/../../x"):
+        assert (await service.get(f"/v1/runs/{run_id}/artifacts/{bad}")).status_code == 404, bad
+    seen = await play_in_chromium(pool, f"{service.base_url}/v1/runs/{run_id}/artifacts/dist/index.html")
+    assert seen["errors"] == [] and seen["after"]["money"] < seen["before"]["money"]
+    assert Path(delivery["preview"]["path"]).exists()
