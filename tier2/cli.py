@@ -129,7 +129,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from tier2.runs.validate import validate_path
 
     settings = Settings()
-    report = asyncio.run(validate_path(settings, Path(args.path), Path(args.out) if args.out else None))
+    report = asyncio.run(validate_path(settings, args.path, Path(args.out) if args.out else None, args.mode))
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), indent=2))
     else:
@@ -137,7 +137,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"{'PASS' if g.passed else 'FAIL'} {g.layer} {g.id}: {g.summary}")
             for f in g.findings[:5]:
                 print(f"     {f.message}")
-        print(f"verdict: {'PASS' if report.passed else 'FAIL'}")
+        print(f"verdict: {'PASS' if report.passed else 'FAIL'} ({report.mode} mode, {report.duration_ms} ms)")
+        print(f"report:  {report.report_path}")
     return 0 if report.passed else 1
 
 
@@ -171,8 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8765)
     s.add_argument("--log-level", default="info")
     s.set_defaults(fn=cmd_serve)
-    v = sub.add_parser("validate", help="build (if needed) and run the L1 gates on a tier2 game project")
-    v.add_argument("path", help="project directory")
+    v = sub.add_parser("validate", help="build (if needed) and run the L1 gates on a game (exit 0 pass, 1 fail)")
+    v.add_argument("path", help="a game project directory (tier2 or any Phaser/Vite project) or a loopback URL")
+    v.add_argument("--mode", choices=["auto", "contract", "generic"], default="auto",
+                   help="contract: use the tier2 test hook; generic: engine introspection + pixels; auto picks")
     v.add_argument("--out", help="where to write report.json and screenshots")
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_validate)

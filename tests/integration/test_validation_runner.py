@@ -36,8 +36,9 @@ def _failed(report) -> set[str]:
 async def test_template_game_passes_every_l1_gate(pool, pack, template_copy: Path, tmp_path: Path) -> None:
     report = await _validate(pool, pack, template_copy, tmp_path)
     assert report.passed, report.feedback()
-    assert {g.id for g in report.gates} == {"l1.builds", "l1.boots", "l1.no_errors", "l1.frames_advance",
-                                            "l1.canvas_not_blank", "l1.input_changes_state"}
+    assert {g.id for g in report.gates} == {"l1.builds", "l1.data_linkage", "l1.economy", "l1.boots", "l1.no_errors",
+                                            "l1.frames_advance", "l1.canvas_not_blank", "l1.input_changes_state"}
+    assert (tmp_path / "report" / "report.html").read_text().count("<tr>") == len(report.gates) + 1
     assert (tmp_path / "report" / "report.json").exists()
     assert all(Path(p).exists() for p in report.screenshots)
 
@@ -56,7 +57,11 @@ MUTANTS = {
     "dangling_order_item": (
         lambda p: (p / "data/orders.json").write_text(json.dumps(
             {"orders": [{"id": "o1", "customer": "X", "item": "unicorn_tears", "qty": 1, "reward": 5}]})),
-        {"l1.no_errors", "l1.boots"}),
+        {"l1.no_errors", "l1.boots", "l1.data_linkage"}),
+    "unprofitable_economy": (
+        lambda p: (p / "data/orders.json").write_text(json.dumps({"orders": [
+            {**o, "reward": 1} for o in json.loads((p / "data/orders.json").read_text())["orders"]]})),
+        {"l1.economy"}),
 }
 
 

@@ -107,4 +107,4 @@ async def test_a_writer_claiming_success_is_not_believed(runtime, config_dir, tm
     assert out.status == "failed"
     assert "l1.builds" in out.stop_reason
     gates = {g["id"]: g["passed"] for g in out.delivery["verification"]["gates"]}
-    assert gates == {"l1.builds": False}
+    assert gates["l1.builds"] is False and "l1.boots" not in gates  # nothing to run when the build fails

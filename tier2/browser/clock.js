@@ -49,5 +49,15 @@
   window.alert = (m) => { window.__tier2Dialogs.push('alert: ' + m); };
   window.confirm = (m) => { window.__tier2Dialogs.push('confirm: ' + m); return false; };
   window.prompt = (m) => { window.__tier2Dialogs.push('prompt: ' + m); return null; };
+  // engine introspection for games without a test hook: Phaser's Game.boot binds game.step to the game,
+  // so the first bind() whose receiver looks like a Phaser.Game reveals it (Phaser 3 and 4 alike)
+  const realBind = Function.prototype.bind;
+  Function.prototype.bind = function (thisArg, ...rest) {
+    if (!window.__tier2Game && thisArg && typeof thisArg === 'object' && thisArg.loop && thisArg.scene
+        && thisArg.config && 'isBooted' in thisArg) {
+      window.__tier2Game = thisArg;
+    }
+    return realBind.call(this, thisArg, ...rest);
+  };
   Object.defineProperty(window, '__tier2Clock', { value: clock, writable: false });
 })();

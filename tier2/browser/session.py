@@ -12,14 +12,17 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
 from tier2.browser.pool import BrowserPool
 
-__all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS"]
+__all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN"]
+
+#: Origin under which a game directory is served by request interception (``.invalid`` never resolves).
+SERVED_ORIGIN = "http://game.tier2.invalid/"
 
 #: Console noise that is not a game error (explicit list; everything else at level "error" counts).
 BENIGN_CONSOLE_PATTERNS: tuple[re.Pattern[str], ...] = (
@@ -62,9 +65,12 @@ def _is_local(url: str) -> bool:
 class GameSession:
     """Async context manager: a page with the game loaded (not yet advanced)."""
 
-    def __init__(self, pool: BrowserPool, url: str, viewport: tuple[int, int] = (800, 600)) -> None:
+    def __init__(
+        self, pool: BrowserPool, url: str, viewport: tuple[int, int] = (800, 600), serve_root: Path | None = None,
+    ) -> None:
         self.pool = pool
         self.url = url
+        self.serve_root = serve_root.resolve() if serve_root else None
         self.viewport = viewport
         self.log = PageLog()
         self.context: BrowserContext | None = None
@@ -95,11 +101,23 @@ class GameSession:
 
     async def _route(self, route: Any) -> None:
         url = route.request.url
-        if _is_local(url):
+        if self.serve_root is not None and url.startswith(SERVED_ORIGIN):
+            await self._serve(route, url)
+        elif _is_local(url):
             await route.continue_()
         else:
             self.log.blocked_requests.append(url[:300])
             await route.abort("blockedbyclient")
+
+    async def _serve(self, route: Any, url: str) -> None:
+        """Answer requests for SERVED_ORIGIN from ``serve_root`` (never leaves the browser; no traversal)."""
+        assert self.serve_root is not None
+        rel = unquote(urlparse(url).path).lstrip("/") or "index.html"
+        target = (self.serve_root / rel).resolve()
+        if target.is_relative_to(self.serve_root) and target.is_file():
+            await route.fulfill(path=str(target))
+        else:
+            await route.fulfill(status=404, body="not found")
 
     def _on_console(self, msg: ConsoleMessage) -> None:
         text = msg.text[:2000]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from tier2.browser import BrowserPool, find_chromium
@@ -9,22 +10,29 @@ from tier2.errors import BadInput
 from tier2.packs import load_pack
 from tier2.settings.loader import PolicyStore, Settings, load_security
 from tier2.validators import ValidationReport, ValidationRunner
+from tier2.validators.runner import Mode
 
 __all__ = ["validate_path"]
 
 
-async def validate_path(settings: Settings, path: Path, out: Path | None = None) -> ValidationReport:
-    project = path.expanduser().resolve()
-    if not project.is_dir():
-        raise BadInput(f"{project} is not a directory")
+async def validate_path(settings: Settings, target: str, out: Path | None = None, mode: Mode = "auto",
+                        ) -> ValidationReport:
+    """Validate a project directory or a loopback URL; the report goes to ``out`` (default: a fresh dir
+    under the workspaces root, or ``<project>/.tier2/reports/validate`` for tier2 projects)."""
+    if mode not in ("auto", "contract", "generic"):
+        raise BadInput(f"unknown mode {mode!r}: use auto, contract or generic")
     security = load_security(settings.config_dir)
     pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
     pack.check_toolchain()
-    if not (project / pack.manifest.build.entry).exists():
-        raise BadInput(f"{project} has no {pack.manifest.build.entry}: not a {pack.ref} project")
+    local = Path(target).expanduser()
+    if out is None:
+        if local.is_dir() and (local / ".tier2").is_dir():
+            out = local / ".tier2" / "reports" / "validate"
+        else:
+            out = settings.workspaces / "validations" / time.strftime("%Y%m%d-%H%M%S")
     pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args)
     try:
         runner = ValidationRunner(pool, pack, PolicyStore(settings.config_dir).snapshot())
-        return await runner.validate_project(project, out or project / ".tier2" / "reports" / "validate")
+        return await runner.validate_target(target, out.resolve(), mode)
     finally:
         await pool.close()

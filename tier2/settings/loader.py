@@ -112,6 +112,7 @@ class Policy(BaseModel):
     writer: WriterPolicy = WriterPolicy()
     timeouts: TimeoutPolicy = TimeoutPolicy()
     gates: dict[str, Literal["observe", "enforce"]] = {}
+    strict_acyclic: bool = False  # data gate policy: reject every crafting cycle, not just bootstrap-free ones
     source_hash: str = ""
 
     def route(self, name: str | None) -> tuple[str, ModelRoute]:

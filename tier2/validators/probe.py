@@ -7,6 +7,7 @@ renderer) ends the probe with ``timed_out`` set instead of hanging.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ __all__ = ["probe_contract_game", "BOOT_SCENES"]
 
 BOOT_SCENES = frozenset({"Boot", "Preload"})
 _HOOK = "window.__TIER2__"
-_IDLE_MS = 300.0
+_IDLE_MS = 150.0
 _REACT_FRAMES = 12
 
 
@@ -91,16 +92,20 @@ async def _shot(s: GameSession, trace: PlayTrace, out_dir: Path, name: str) -> N
 
 
 async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: float) -> None:
+    t = time.monotonic()
     trace.loaded = await s.load(boot_timeout_s)
+    t = trace.lap("load", t)
     if not trace.loaded:
         return
     await _boot(s, trace, boot_budget_ms=5000)
+    t = trace.lap("boot", t)
     if not trace.booted:
         return
     trace.frames.append(int(await s.evaluate(f"() => {_HOOK}.frame()")))
     await s.advance(500)
     trace.frames.append(int(await s.evaluate(f"() => {_HOOK}.frame()")))
     await _shot(s, trace, out_dir, "01-menu")
+    t = trace.lap("frames+screenshot", t)
     controls = await s.evaluate(f"() => {_HOOK}.controls ? {_HOOK}.controls() : null") or {}
     start_keys = list(controls.get("start") or ["Space"])
     trace.inputs.append(await _input_probe(s, "start", start_keys[0]))
@@ -111,17 +116,20 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
         trace.inputs.append(await _input_probe(s, "buy", next(iter(buy.values()))))
     elif scene != "Play":
         trace.notes.append(f"start key {start_keys[0]!r} left the game in scene {scene!r}")
+    t = trace.lap("inputs", t)
     await s.advance(200)
     await _shot(s, trace, out_dir, "02-play")
+    trace.lap("final_screenshot", t)
 
 
 async def probe_contract_game(
-    pool: BrowserPool, html: Path, out_dir: Path, boot_timeout_s: float = 15.0, total_timeout_s: float = 45.0,
+    pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | None = None, boot_timeout_s: float = 15.0,
+    total_timeout_s: float = 45.0,
 ) -> PlayTrace:
-    """Load ``html`` (a built dist/index.html) and record a `PlayTrace`; never raises for game faults."""
+    """Load the built game at ``url`` and record a `PlayTrace`; never raises for game faults."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    trace = PlayTrace(mode="contract", url=html.resolve().as_uri())
-    async with GameSession(pool, trace.url) as s:
+    trace = PlayTrace(mode="contract", url=url)
+    async with GameSession(pool, url, serve_root=serve_root) as s:
         try:
             await asyncio.wait_for(_run(s, trace, out_dir, boot_timeout_s), total_timeout_s)
         except TimeoutError:
@@ -133,7 +141,6 @@ async def probe_contract_game(
             trace.dialogs = await s.dialogs()
         else:
             latched = []
-        seen = set(s.log.page_errors)
-        trace.errors = s.log.errors() + [f"uncaught: {e}" for e in latched if not any(e[:80] in p for p in seen)]
+        trace.errors = s.log.errors() + ([] if s.log.page_errors else [f"uncaught: {e}" for e in latched])
         trace.errors += [f"blocking dialog: {d}" for d in trace.dialogs]
     return trace

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import html
 import json
+from importlib import resources
 from pathlib import Path
+from string import Template
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -22,6 +26,8 @@ class ValidationReport(BaseModel):
     build: dict[str, Any] | None = None
     duration_ms: int = 0
     notes: list[str] = Field(default_factory=list)
+    report_path: str | None = None
+    timings_ms: dict[str, int] = Field(default_factory=dict)
 
     @property
     def failures(self) -> list[ValidationResult]:
@@ -38,6 +44,31 @@ class ValidationReport(BaseModel):
         return "\n".join(lines)
 
     def write(self, path: Path) -> Path:
+        """Write ``report.json`` and a self-contained ``report.html`` (screenshots inlined) beside it."""
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.report_path = str(path)
         path.write_text(json.dumps(self.model_dump(mode="json"), indent=2))
+        path.with_suffix(".html").write_text(self.to_html())
         return path
+
+    def to_html(self) -> str:
+        rows = []
+        for g in self.gates:
+            cls = "pass" if g.passed else ("observe" if not g.blocking else "fail")
+            label = "PASS" if g.passed else ("FAIL (observe)" if not g.blocking else "FAIL")
+            findings = "".join(f"<li>{html.escape(f.message)}</li>" for f in g.findings[:8])
+            rows.append(f"<tr><td><code>{html.escape(g.id)}</code></td><td>{g.layer}</td>"
+                        f"<td class='s {cls}'>{label}</td><td>{html.escape(g.summary)}"
+                        f"{'<ul>' + findings + '</ul>' if findings else ''}</td></tr>")
+        shots = []
+        for shot in self.screenshots:
+            p = Path(shot)
+            if p.is_file() and p.stat().st_size < 2_000_000:
+                data = base64.b64encode(p.read_bytes()).decode()
+                shots.append(f"<figure><img alt='{html.escape(p.name)}' src='data:image/png;base64,{data}'>"
+                             f"<figcaption>{html.escape(p.name)}</figcaption></figure>")
+        notes = "".join(f"<p>{html.escape(n)}</p>" for n in self.notes)
+        page = Template(resources.files("tier2.validators").joinpath("report_template.html").read_text())
+        return page.substitute(target=html.escape(self.target), verdict="PASS" if self.passed else "FAIL",
+                               mode=html.escape(self.mode), duration=self.duration_ms, rows="\n".join(rows),
+                               notes=notes, shots="".join(shots))

@@ -7,19 +7,29 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
+from typing import Literal
 
 from tier2.browser import BrowserPool
+from tier2.browser.session import SERVED_ORIGIN
+from tier2.errors import BadInput
 from tier2.packs import Pack
 from tier2.settings.loader import Policy
 from tier2.toolchain import BuildResult, run_build
 from tier2.validators.base import Finding, ValidationResult
+from tier2.validators.data import check_tier2_tables
 from tier2.validators.l1.runtime_gates import RUNTIME_GATES
 from tier2.validators.probe import probe_contract_game
+from tier2.validators.probe_generic import probe_generic_game
 from tier2.validators.report import ValidationReport
+from tier2.validators.targets import Target, detect_mode, resolve_target
+from tier2.validators.trace import PlayTrace
 
-__all__ = ["ValidationRunner", "apply_policy", "build_gate"]
+__all__ = ["ValidationRunner", "apply_policy", "build_gate", "Mode"]
+
+Mode = Literal["auto", "contract", "generic"]
 
 
 def apply_policy(result: ValidationResult, policy: Policy) -> ValidationResult:
@@ -44,8 +54,19 @@ def build_gate(build: BuildResult) -> ValidationResult:
                             evidence={"log_tail": build.log[-2000:]})
 
 
+def read_tables(project: Path, names: list[str]) -> dict[str, object]:
+    """The project's data tables by file name; unreadable JSON becomes an empty table (the gate reports it)."""
+    tables: dict[str, object] = {}
+    for name in names:
+        try:
+            tables[name] = json.loads((project / "data" / name).read_text())
+        except (OSError, ValueError):
+            tables[name] = {}
+    return tables
+
+
 class ValidationRunner:
-    """Build + probe + gates for one project; reuses the pool's browser."""
+    """Build + probe + gates; reuses the pool's browser (a fresh context per validation)."""
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
@@ -53,22 +74,46 @@ class ValidationRunner:
     async def validate_project(
         self, project: Path, out_dir: Path, build: BuildResult | None = None,
     ) -> ValidationReport:
-        started = time.monotonic()
-        t = self.policy.timeouts
+        """A tier2 project (contract mode); builds unless a fresh ``build`` is given."""
         if build is None:
-            build = await run_build(self.pack, project, timeout_s=t.build_s)
-        gates = [build_gate(build)]
+            build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s)
+        target = Target(str(project), SERVED_ORIGIN + "dist/index.html", project, project, build, True)
+        return await self._validate(target, out_dir, "contract")
+
+    async def validate_target(self, raw: str, out_dir: Path, mode: Mode = "auto") -> ValidationReport:
+        """Any supported target (see `targets`); ``auto`` picks contract or generic mode."""
+        if mode not in ("auto", "contract", "generic"):
+            raise BadInput(f"unknown mode {mode!r}: use auto, contract or generic")
+        target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
+        return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode)
+
+    async def _probe(self, target: Target, out_dir: Path, mode: str) -> PlayTrace:
+        t = self.policy.timeouts
+        probe = probe_contract_game if mode == "contract" else probe_generic_game
+        return await probe(self.pool, target.url, out_dir, serve_root=target.serve_root, boot_timeout_s=t.boot_s,
+                           total_timeout_s=t.validation_s)
+
+    async def _validate(self, target: Target, out_dir: Path, mode: str) -> ValidationReport:
+        started = time.monotonic()
+        gates: list[ValidationResult] = []
         screenshots: list[str] = []
         notes: list[str] = []
-        if build.ok and build.html_path:
-            trace = await probe_contract_game(self.pool, Path(build.html_path), out_dir,
-                                              boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s)
+        timings: dict[str, int] = {}
+        if target.build is not None:
+            gates.append(build_gate(target.build))
+        if target.tier2_project and target.project is not None:
+            gates += check_tier2_tables(read_tables(target.project, self.pack.manifest.data_tables),
+                                        strict_acyclic=self.policy.strict_acyclic)
+        if target.build is None or target.build.ok:
+            trace = await self._probe(target, out_dir, mode)
             gates += [gate(trace) for gate in RUNTIME_GATES]
             screenshots, notes = trace.screenshots, trace.notes
+            timings = trace.timings_ms
         gates = [apply_policy(g, self.policy) for g in gates]
         report = ValidationReport(
-            target=str(project), passed=not any(g.blocking for g in gates), gates=gates,
-            screenshots=screenshots, build=build.to_dict(), notes=notes,
+            target=target.label, mode=mode, passed=not any(g.blocking for g in gates), gates=gates,
+            screenshots=screenshots, build=target.build.to_dict() if target.build else None, notes=notes,
+            timings_ms=timings,
             duration_ms=int((time.monotonic() - started) * 1000),
         )
         report.write(out_dir / "report.json")

@@ -47,3 +47,12 @@ class PlayTrace:
     renderer: str | None = None
     screenshots: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    timings_ms: dict[str, int] = field(default_factory=dict)
+
+    def lap(self, name: str, since: float) -> float:
+        """Record wall time since ``since`` under ``name``; returns now (monotonic)."""
+        import time
+
+        now = time.monotonic()
+        self.timings_ms[name] = self.timings_ms.get(name, 0) + int((now - since) * 1000)
+        return now

@@ -51,7 +51,7 @@ def test_good_trace_passes_every_gate() -> None:
 def test_each_gate_fails_on_its_defect(change: dict, gate, needle: str) -> None:
     result = gate(replace(good_trace(), **change))
     assert not result.passed
-    assert needle in result.summary
+    assert needle in result.summary, result.summary
 
 
 def test_a_ticking_timer_is_not_a_reaction_to_input() -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tier2.validators.base import Finding, ValidationResult
-from tier2.validators.trace import InputProbe, PlayTrace
+from tier2.validators.trace import InputProbe, PixelStats, PlayTrace
 
 __all__ = ["RUNTIME_GATES", "boots", "no_errors", "frames_advance", "canvas_not_blank", "input_changes_state",
            "state_delta"]
@@ -64,14 +64,19 @@ def canvas_not_blank(t: PlayTrace) -> ValidationResult:
     gate = "l1.canvas_not_blank"
     if not t.pixels:
         return _fail(gate, "no screenshot taken (game did not boot)", [])
-    blank = [p for p in t.pixels if p.colors < MIN_COLORS or p.non_background_fraction < MIN_NON_BACKGROUND]
+    def is_blank(p: PixelStats) -> bool:
+        return p.colors < MIN_COLORS or p.non_background_fraction < MIN_NON_BACKGROUND
+
     ev = {"screenshots": [p.path for p in t.pixels],
           "stats": [{"colors": p.colors, "non_background": p.non_background_fraction} for p in t.pixels]}
-    if blank:
-        return _fail(gate, f"{len(blank)} of {len(t.pixels)} screenshots blank",
-                     [f"{p.path}: {p.colors} colours, {p.non_background_fraction:.2%} non-background" for p in blank],
-                     **ev)
-    return _ok(gate, f"{len(t.pixels)} screenshots show content", **ev)
+    last = t.pixels[-1]
+    if is_blank(last):  # the game as played must show something; a blank title/loading screen alone is tolerated
+        return _fail(gate, "the screen is blank during play",
+                     [f"{last.path}: {last.colors} colours, {last.non_background_fraction:.2%} non-background"], **ev)
+    blank_earlier = [p.path for p in t.pixels[:-1] if is_blank(p)]
+    if blank_earlier:
+        ev["blank_before_play"] = blank_earlier
+    return _ok(gate, f"{len(t.pixels)} screenshots, the played screen shows content", **ev)
 
 
 def state_delta(before: Any, after: Any, prefix: str = "") -> set[str]:

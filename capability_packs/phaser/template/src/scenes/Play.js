@@ -1,5 +1,7 @@
 // Play: HUD, customer + order, inventory, buy and craft buttons. All rules live in ../state.js;
 // this scene only routes input (keys from controlsFor(), plus clickable buttons) and draws.
+// Drawing budget: software WebGL (SwiftShader in headless Chromium) pays per filled pixel, so panels
+// are outlines with a header strip over the cleared background, and nothing large is redrawn needlessly.
 import Phaser from 'phaser';
 import { CUSTOMER_COLOURS } from './Preload.js';
 import {
@@ -9,7 +11,7 @@ import {
 
 const LAYOUT = {
   font: 'Trebuchet MS, Verdana, sans-serif',
-  hudH: 56, stripe: 10,
+  w: 800, h: 600, hudH: 56, stripe: 5,
   customer: { x: 16, y: 68, w: 372, h: 236 },
   inventory: { x: 404, y: 68, w: 380, h: 236 },
   buy: { x: 16, y: 316, w: 372, h: 232 },
@@ -19,9 +21,9 @@ const LAYOUT = {
   bubble: { dx: 110, dy: 34, w: 250, h: 132 },
   deliverBtn: { dx: 110, dy: 180, w: 250, h: 42 },
   sprite: { dx: 58, dy: 150 },
-  headerH: 34, rowMax: 28, btnMax: 40, btnGap: 8, inner: 12,
+  headerH: 34, rowMax: 28, btnMax: 40, btnGap: 8, inner: 12, noteX: 220,
   feedbackY: 566, hintY: 588,
-  bob: 6, bobMs: 600, clockWarn: 0.2, feedbackMs: 1800, coinMs: 650, enterMs: 320,
+  bob: 6, bobMs: 600, clockWarn: 0.2, feedbackMs: 1800, coinMs: 650, enterMs: 320, dim: 0.55,
 };
 const keyLabel = (code) => code.replace(/^Digit/, '').replace(/^Key/, '');
 
@@ -33,29 +35,28 @@ export default class Play extends Phaser.Scene {
   create() {
     this.tables = this.registry.get('tables');
     this.theme = this.tables.theme;
-    const pal = this.theme.palette;
-    this.col = Object.fromEntries(Object.entries(pal).map(([k, v]) => [k, hexToInt(v)]));
+    this.pal = this.theme.palette;
+    this.col = Object.fromEntries(Object.entries(this.pal).map(([k, v]) => [k, hexToInt(v)]));
     this.st = createState(this.tables);
     this.registry.set('state', this.st);
     this.ctl = controlsFor(this.tables);
     this.finished = false;
     this.shownOrder = -1;
 
+    this.g = this.add.graphics();
     this.buildHud();
     this.buildCustomer();
     this.buildInventory();
     this.buildBuy();
     this.buildCraft();
-    this.feedback = this.txt(400, LAYOUT.feedbackY, '', 17, pal.text).setOrigin(0.5);
-    this.txt(400, LAYOUT.hintY, this.theme.texts.controls_hint, 13, pal.text).setOrigin(0.5).setAlpha(0.7);
+    this.txt(400, LAYOUT.hintY, this.theme.texts.controls_hint, 13, this.pal.text).setOrigin(0.5).setAlpha(0.7);
+
+    this.feedback = this.txt(400, LAYOUT.feedbackY, '', 17, this.pal.text).setOrigin(0.5);
     this.sparks = this.add.particles(0, 0, 'spark', {
       speed: { min: 60, max: 180 }, lifespan: 550, scale: { start: 1, end: 0 }, emitting: false,
     });
-
-    this.buyKeys = {};
-    for (const [id, code] of Object.entries(this.ctl.buy)) this.buyKeys[code] = id;
-    this.craftKeys = {};
-    for (const [id, code] of Object.entries(this.ctl.craft)) this.craftKeys[code] = id;
+    this.buyKeys = Object.fromEntries(Object.entries(this.ctl.buy).map(([id, code]) => [code, id]));
+    this.craftKeys = Object.fromEntries(Object.entries(this.ctl.craft).map(([id, code]) => [code, id]));
     this.input.keyboard.addCapture('SPACE,ENTER');
     this.input.keyboard.on('keydown', (ev) => this.onKey(ev));
     this.refresh();
@@ -65,58 +66,62 @@ export default class Play extends Phaser.Scene {
     return this.add.text(x, y, s, { fontFamily: LAYOUT.font, fontSize: `${size}px`, color, fontStyle: bold ? 'bold' : '' });
   }
 
+  block(key, x, y, w, h) {
+    return this.add.image(x, y, `px-${key}`).setOrigin(0).setDisplaySize(w, h);
+  }
+
   panel(r, title) {
-    const g = this.add.graphics();
-    g.fillStyle(this.col.panel, 1).fillRoundedRect(r.x, r.y, r.w, r.h, 12);
-    g.lineStyle(2, this.col.accent, 0.6).strokeRoundedRect(r.x, r.y, r.w, r.h, 12);
-    this.txt(r.x + LAYOUT.inner, r.y + 8, title, 17, this.theme.palette.accent, true);
+    this.g.fillStyle(this.col.panel, 1).fillRoundedRect(r.x, r.y, r.w, LAYOUT.headerH - 4, { tl: 12, tr: 12, bl: 0, br: 0 });
+    this.g.lineStyle(2, this.col.panel, 1).strokeRoundedRect(r.x, r.y, r.w, r.h, 12);
+    this.txt(r.x + LAYOUT.inner, r.y + 8, title, 17, this.pal.accent, true);
   }
 
   button(x, y, w, h, label, extra, onPress) {
-    const rect = this.add.rectangle(x + w / 2, y + h / 2, w, h, this.col.background, 1)
-      .setStrokeStyle(2, this.col.accent, 0.8).setInteractive({ useHandCursor: true });
+    this.g.lineStyle(2, this.col.accent, 0.8).strokeRoundedRect(x, y, w, h, 6);
     const size = Math.min(16, Math.floor(h * 0.45));
-    const t = this.txt(x + 10, y + h / 2, label, size, this.theme.palette.text, true).setOrigin(0, 0.5);
-    const e = this.txt(x + w - 10, y + h / 2, extra, size - 2, this.theme.palette.text).setOrigin(1, 0.5).setAlpha(0.85);
-    rect.on('pointerover', () => rect.setFillStyle(this.col.panel, 1));
-    rect.on('pointerout', () => rect.setFillStyle(this.col.background, 1));
-    rect.on('pointerdown', () => { this.tweens.add({ targets: rect, scaleX: 0.97, scaleY: 0.9, duration: 60, yoyo: true }); onPress(); });
-    const parts = [rect, t, e];
-    return { rect, setEnabled: (on) => parts.forEach((p) => p.setAlpha(on ? 1 : 0.4)) };
+    this.txt(x + 10, y + h / 2, label, size, this.pal.text, true).setOrigin(0, 0.5);
+    this.txt(x + w - 10, y + h / 2, extra, size - 2, this.pal.text).setOrigin(1, 0.5).setAlpha(0.85);
+    const hover = this.block('accent', x, y, w, h).setAlpha(0);
+    const shade = this.block('background', x, y, w, h).setAlpha(LAYOUT.dim);
+    const zone = this.add.zone(x, y, w, h).setOrigin(0).setInteractive({ useHandCursor: true });
+    zone.on('pointerover', () => hover.setAlpha(0.15));
+    zone.on('pointerout', () => hover.setAlpha(0));
+    zone.on('pointerdown', () => {
+      this.tweens.add({ targets: hover, alpha: { from: 0.45, to: 0.15 }, duration: 150 });
+      onPress();
+    });
+    return { setEnabled: (on) => shade.setVisible(!on) };
   }
 
   buildHud() {
-    const pal = this.theme.palette;
-    const g = this.add.graphics();
-    g.fillStyle(this.col.panel, 1).fillRect(0, 0, 800, LAYOUT.hudH);
-    for (let x = 0; x < 800; x += 40) g.fillStyle(this.col.accent, 1).fillRect(x, LAYOUT.hudH - LAYOUT.stripe / 2, 20, LAYOUT.stripe / 2);
-    this.txt(16, 14, this.theme.shop_name, 24, pal.accent, true);
     const gb = LAYOUT.goalBar;
     const cb = LAYOUT.clockBar;
-    this.moneyText = this.txt(gb.x, 10, '', 18, pal.text, true);
-    this.clockText = this.txt(cb.x, 10, '', 16, pal.text);
-    this.add.rectangle(gb.x, gb.y, gb.w, gb.h, this.col.background).setOrigin(0);
-    this.goalFill = this.add.rectangle(gb.x, gb.y, gb.w, gb.h, this.col.good).setOrigin(0);
-    this.add.rectangle(cb.x, cb.y, cb.w, cb.h, this.col.background).setOrigin(0);
-    this.clockFill = this.add.rectangle(cb.x, cb.y, cb.w, cb.h, this.col.accent).setOrigin(0);
+    this.g.fillStyle(this.col.panel, 1).fillRect(0, 0, LAYOUT.w, LAYOUT.hudH);
+    this.g.fillStyle(this.col.accent, 1);
+    for (let x = 0; x < LAYOUT.w; x += 40) this.g.fillRect(x, LAYOUT.hudH - LAYOUT.stripe, 20, LAYOUT.stripe);
+    this.g.fillStyle(this.col.background, 1).fillRect(gb.x, gb.y, gb.w, gb.h).fillRect(cb.x, cb.y, cb.w, cb.h);
+    this.txt(16, 14, this.theme.shop_name, 24, this.pal.accent, true);
+    this.moneyText = this.txt(gb.x, 10, '', 18, this.pal.text, true);
+    this.clockText = this.txt(cb.x, 10, '', 16, this.pal.text);
+    this.goalFill = this.block('good', gb.x, gb.y, gb.w, gb.h);
+    this.clockFill = this.block('accent', cb.x, cb.y, cb.w, cb.h);
+    this.clockWarn = this.block('bad', cb.x, cb.y, cb.w, cb.h).setVisible(false);
   }
 
   buildCustomer() {
     const r = LAYOUT.customer;
     const b = LAYOUT.bubble;
-    const noun = this.theme.customer_noun;
-    this.panel(r, `Current ${noun}`);
+    this.panel(r, `Current ${this.theme.customer_noun}`);
     const sx = r.x + LAYOUT.sprite.dx;
     const sy = r.y + LAYOUT.sprite.dy;
-    this.add.ellipse(sx, sy + 44, 60, 12, 0x000000, 0.3);
+    this.g.fillStyle(this.col.background, 0.6).fillEllipse(sx, sy + 46, 60, 12);
     this.customer = this.add.image(sx, sy, 'customer-0');
     this.tweens.add({ targets: this.customer, y: sy - LAYOUT.bob, duration: LAYOUT.bobMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
-    const g = this.add.graphics();
     const bx = r.x + b.dx;
     const by = r.y + b.dy;
-    g.fillStyle(this.col.text, 1).fillRoundedRect(bx, by, b.w, b.h, 12);
-    g.fillTriangle(bx, by + 50, bx - 16, by + 62, bx, by + 70);
-    const dark = this.theme.palette.background;
+    this.g.fillStyle(this.col.text, 1).fillRoundedRect(bx, by, b.w, b.h, 12);
+    this.g.fillTriangle(bx, by + 50, bx - 16, by + 62, bx, by + 70);
+    const dark = this.pal.background;
     this.orderName = this.txt(bx + 12, by + 10, '', 18, dark, true);
     this.orderText = this.txt(bx + 12, by + 36, '', 15, dark).setWordWrapWidth(b.w - 64);
     this.orderReward = this.txt(bx + 12, by + b.h - 26, '', 16, dark, true);
@@ -124,7 +129,7 @@ export default class Play extends Phaser.Scene {
     this.orderQty = this.txt(bx + b.w - 30, by + b.h - 18, '', 14, dark, true).setOrigin(0.5);
     const d = LAYOUT.deliverBtn;
     this.deliverBtn = this.button(r.x + d.dx, r.y + d.dy, d.w, d.h, `[${DELIVER_KEYS[0]}] Deliver`, '', () => this.doDeliver());
-    this.servedText = this.txt(r.x + LAYOUT.inner, r.y + r.h - 26, '', 14, this.theme.palette.text);
+    this.servedText = this.txt(r.x + LAYOUT.inner, r.y + r.h - 26, '', 14, this.pal.text);
   }
 
   buildInventory() {
@@ -137,11 +142,11 @@ export default class Play extends Phaser.Scene {
     list.forEach((it, i) => {
       const y = r.y + LAYOUT.headerH + rowH * i + rowH / 2;
       const icon = this.add.image(r.x + 24, y, `item-${it.id}`).setScale((rowH - 4) / 32);
-      const name = this.txt(r.x + 44, y, it.name, 15, this.theme.palette.text).setOrigin(0, 0.5);
+      this.txt(r.x + 44, y, it.name, 15, this.pal.text).setOrigin(0, 0.5);
       const worth = sell[it.id] !== undefined ? `worth ${formatMoney(this.theme, sell[it.id])}` : it.kind;
-      const note = this.txt(r.x + 220, y, worth, 12, this.theme.palette.text).setOrigin(0, 0.5).setAlpha(0.6);
-      const count = this.txt(r.x + r.w - 16, y, '0', 16, this.theme.palette.accent, true).setOrigin(1, 0.5);
-      this.invRows[it.id] = { icon, name, note, count };
+      this.txt(r.x + LAYOUT.noteX, y, worth, 12, this.pal.text).setOrigin(0, 0.5).setAlpha(0.6);
+      const count = this.txt(r.x + r.w - 16, y, '0', 16, this.pal.accent, true).setOrigin(1, 0.5);
+      this.invRows[it.id] = { icon, count };
     });
   }
 
@@ -186,8 +191,7 @@ export default class Play extends Phaser.Scene {
   }
 
   say(msg, good) {
-    const pal = this.theme.palette;
-    this.feedback.setText(msg).setColor(good ? pal.good : pal.bad).setAlpha(1);
+    this.feedback.setText(msg).setColor(good ? this.pal.good : this.pal.bad).setAlpha(1);
     this.tweens.killTweensOf(this.feedback);
     this.tweens.add({ targets: this.feedback, alpha: 0, delay: LAYOUT.feedbackMs, duration: 400 });
   }
@@ -200,17 +204,16 @@ export default class Play extends Phaser.Scene {
 
   doBuy(id) {
     const res = buy(this.st, id);
-    const it = itemById(this.tables, id);
-    if (res.ok) { this.say(`Bought 1 ${it.name}`, true); this.flashRow(id); } else this.say(res.reason, false);
+    if (res.ok) { this.say(`Bought 1 ${itemById(this.tables, id).name}`, true); this.flashRow(id); } else this.say(res.reason, false);
     this.refresh();
   }
 
   doCraft(id) {
     const res = craft(this.st, id);
-    const r = this.tables.recipes.recipes.find((x) => x.id === id);
+    const out = this.tables.recipes.recipes.find((x) => x.id === id)?.output;
     if (res.ok) {
-      this.say(`${this.theme.craft_verb}: ${r.output.qty} ${itemById(this.tables, r.output.item).name}`, true);
-      this.flashRow(r.output.item);
+      this.say(`${this.theme.craft_verb}: ${out.qty} ${itemById(this.tables, out.item).name}`, true);
+      this.flashRow(out.item);
     } else this.say(res.reason, false);
     this.refresh();
   }
@@ -247,8 +250,8 @@ export default class Play extends Phaser.Scene {
     const st = this.st;
     for (const [id, row] of Object.entries(this.invRows)) {
       const n = st.inventory[id];
-      row.count.setText(String(n));
-      [row.icon, row.name, row.count].forEach((o) => o.setAlpha(n > 0 ? 1 : 0.45));
+      row.count.setText(String(n)).setAlpha(n > 0 ? 1 : 0.45);
+      row.icon.setAlpha(n > 0 ? 1 : 0.45);
     }
     for (const [id, b] of Object.entries(this.buyBtns)) b.setEnabled(canAfford(st, id));
     for (const r of this.tables.recipes.recipes) this.craftBtns[r.id].setEnabled(canCraft(st, r));
@@ -280,9 +283,12 @@ export default class Play extends Phaser.Scene {
     const left = remainingMs(st);
     const secs = Math.ceil(left / 1000);
     this.clockText.setText(`Day ends in ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`);
-    this.clockFill.scaleX = left / eco.day_length_ms;
-    this.clockFill.setFillStyle(left < eco.day_length_ms * LAYOUT.clockWarn ? this.col.bad : this.col.accent);
-    this.goalFill.scaleX = Phaser.Math.Clamp(st.money / eco.goal_money, 0, 1);
+    const frac = left / eco.day_length_ms;
+    const bar = frac < LAYOUT.clockWarn ? this.clockWarn : this.clockFill;
+    this.clockFill.setVisible(bar === this.clockFill);
+    this.clockWarn.setVisible(bar === this.clockWarn);
+    bar.setDisplaySize(LAYOUT.clockBar.w * frac, LAYOUT.clockBar.h);
+    this.goalFill.setDisplaySize(LAYOUT.goalBar.w * Phaser.Math.Clamp(st.money / eco.goal_money, 0, 1), LAYOUT.goalBar.h);
   }
 
   update(time, delta) {

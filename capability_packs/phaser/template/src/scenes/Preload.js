@@ -2,7 +2,7 @@
 import Phaser from 'phaser';
 import { hexToInt } from '../state.js';
 
-const LAYOUT = { item: 32, customerW: 56, customerH: 84, coin: 20, spark: 8 };
+const LAYOUT = { item: 32, customerW: 56, customerH: 84, coin: 20, spark: 8, px: 4 };
 export const CUSTOMER_COLOURS = ['accent', 'good', 'bad'];
 
 export default class Preload extends Phaser.Scene {
@@ -18,6 +18,13 @@ export default class Preload extends Phaser.Scene {
     const pal = theme.palette;
     CUSTOMER_COLOURS.forEach((k, i) => this.customerTexture(g, pal, hexToInt(pal[k]), `customer-${i}`));
     this.coinTexture(g, hexToInt(pal.accent));
+    // Solid palette swatches ("px-accent", ...), stretched with setDisplaySize for bars and overlays.
+    for (const [k, v] of Object.entries(pal)) {
+      g.clear();
+      g.fillStyle(hexToInt(v), 1);
+      g.fillRect(0, 0, LAYOUT.px, LAYOUT.px);
+      g.generateTexture(`px-${k}`, LAYOUT.px, LAYOUT.px);
+    }
     g.clear();
     g.fillStyle(hexToInt(pal.accent), 1);
     g.fillCircle(LAYOUT.spark / 2, LAYOUT.spark / 2, LAYOUT.spark / 2);

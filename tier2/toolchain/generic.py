@@ -1,0 +1,78 @@
+"""Build a Phaser project that is not a tier2 project (e.g. a Vite template) into a servable directory.
+
+The entry is the ``<script type="module" src=...>`` of its index.html (or src/main.js); esbuild bundles it
+against the pack's pinned engine into ``<out>/bundle.js``; ``public/`` is copied beside it and index.html is
+rewritten to load the bundle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+from tier2.errors import BadInput
+from tier2.packs import Pack
+from tier2.toolchain.esbuild import BuildError, BuildResult, parse_diagnostics, sha256_file
+
+__all__ = ["build_generic_project", "find_entry", "MODULE_SCRIPT"]
+
+_LOCAL_REFS = re.compile(r"""(?:href|src)=["'](/?[A-Za-z0-9_./-]+\.(?:css|png|jpg|ico|svg|json|webp))["']""", re.I)
+
+MODULE_SCRIPT = re.compile(r"<script[^>]*type=[\"']module[\"'][^>]*src=[\"']/?([^\"']+)[\"'][^>]*>\s*</script>", re.I)
+
+
+def find_entry(project: Path) -> tuple[str, str]:
+    """(entry path relative to project, index.html text)."""
+    index = project / "index.html"
+    if not index.is_file():
+        raise BadInput(f"{project} has no index.html")
+    html = index.read_text(errors="replace")
+    m = MODULE_SCRIPT.search(html)
+    entry = m.group(1) if m else "src/main.js"
+    if not (project / entry).is_file():
+        raise BadInput(f"{project}: entry script {entry} not found")
+    return entry, html
+
+
+async def build_generic_project(pack: Pack, project: Path, out: Path, timeout_s: float = 60.0) -> BuildResult:
+    pack.check_toolchain()
+    entry, html = find_entry(project)
+    started = time.monotonic()
+    if out.exists():
+        shutil.rmtree(out)
+    public = project / "public"
+    if public.is_dir():
+        shutil.copytree(public, out)
+    out.mkdir(parents=True, exist_ok=True)
+    for ref in _LOCAL_REFS.findall(html):  # root-level files the page links (Vite serves the project root too)
+        src = (project / ref.lstrip("/")).resolve()
+        if src.is_file() and src.is_relative_to(project.resolve()) and not (out / ref.lstrip("/")).exists():
+            (out / ref.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, out / ref.lstrip("/"))
+    cmd = [str(pack.esbuild), entry, "--bundle", "--format=iife", "--minify", "--target=es2020",
+           f"--outfile={out / 'bundle.js'}", "--log-level=warning", "--color=false", "--loader:.json=json"]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NODE_PATH": str(pack.node_modules)}
+    proc = await asyncio.create_subprocess_exec(*cmd, cwd=project, env=env, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.STDOUT)
+    try:
+        log_bytes, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        return BuildResult(ok=False, errors=[BuildError(f"esbuild timed out after {timeout_s:.0f}s")])
+    log = log_bytes.decode(errors="replace")
+    errors, warnings = parse_diagnostics(log)
+    duration = int((time.monotonic() - started) * 1000)
+    if proc.returncode != 0:
+        return BuildResult(ok=False, errors=errors or [BuildError(log.strip()[-400:])], log=log, duration_ms=duration)
+    page = MODULE_SCRIPT.sub('<script src="bundle.js"></script>', html, count=1)
+    if "bundle.js" not in page:
+        page = page.replace("</body>", '<script src="bundle.js"></script></body>')
+    (out / "index.html").write_text(page)
+    bundle = out / "bundle.js"
+    return BuildResult(ok=True, warnings=warnings, log=log, bundle_path=str(bundle), html_path=str(out / "index.html"),
+                       bundle_sha256=sha256_file(bundle), bundle_bytes=bundle.stat().st_size, duration_ms=duration)

@@ -1,0 +1,209 @@
+"""Generic-mode probe: any Phaser (or plain canvas) game without the tier2 hook.
+
+The game is found by engine introspection (the virtual-clock init script captures the Phaser.Game when it binds
+its step function); state is a snapshot of the active scenes' display lists (object types, positions,
+visibility, texts, frames). A start sweep (Space, Enter, S, a click) gets past a title screen; then keyboard and
+pointer bursts, including clicks on the game's interactive objects, must change that state beyond what it does
+on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from tier2.browser import BrowserPool, GameSession
+from tier2.validators.l1.runtime_gates import TIME_KEYS, state_delta
+from tier2.validators.pixels import pixel_stats
+from tier2.validators.trace import InputProbe, PlayTrace
+
+__all__ = ["probe_generic_game", "START_SWEEP", "INPUT_SWEEP"]
+
+START_SWEEP: tuple[str, ...] = ("Space", "Enter", "KeyS", "click")
+INPUT_SWEEP: tuple[str, ...] = ("click-interactive", "ArrowRight", "Space", "click", "ArrowLeft", "ArrowUp", "KeyW",
+                                "KeyD", "Enter", "KeyA", "ArrowDown")
+_MAX_START_STAGES = 3
+_REACT_FRAMES = 12
+
+_SNAPSHOT_JS = """() => {
+  const g = window.__tier2Game;
+  if (!g || !g.scene) return null;
+  const r = (v) => (typeof v === 'number' && isFinite(v)) ? Math.round(v) : null;
+  const scenes = (g.scene.getScenes ? g.scene.getScenes(true) : []).map((s) => {
+    const list = (s.children && s.children.list) ? s.children.list : [];
+    return {key: s.sys.settings.key, count: list.length, objects: list.slice(0, 60).map((o) => [
+      o.type, r(o.x), r(o.y), o.visible ? 1 : 0, r((o.alpha || 0) * 100),
+      (typeof o.text === 'string') ? o.text.slice(0, 60) : null,
+      (o.frame && o.frame.name !== undefined) ? String(o.frame.name) : null])};
+  });
+  return {scenes};
+}"""
+
+_STEP_JS = """(ms) => {
+  window.__tier2Clock.advance(ms);
+  const g = window.__tier2Game;
+  return {game: !!g, booted: !!(g && g.isBooted),
+          scenes: g && g.scene && g.scene.getScenes ? g.scene.getScenes(true).map((s) => s.sys.settings.key) : [],
+          renderer: g && g.renderer ? g.renderer.type : null, frame: g && g.loop ? g.loop.frame : null,
+          canvas: !!document.querySelector('canvas')};
+}"""
+
+_FRAMES_JS = f"""(n) => {{
+  const snap = {_SNAPSHOT_JS};
+  const out = [];
+  for (let i = 0; i < n; i++) {{ window.__tier2Clock.advance(1000 / 60); out.push(snap()); }}
+  return out;
+}}"""
+
+# Page coordinates of interactive game objects (world position scaled to the canvas's on-page box).
+_INTERACTIVE_JS = """() => {
+  const g = window.__tier2Game; const c = g && g.canvas;
+  if (!g || !c) return [];
+  const box = c.getBoundingClientRect();
+  const sx = box.width / g.scale.width, sy = box.height / g.scale.height;
+  const out = [];
+  for (const s of g.scene.getScenes(true)) {
+    for (const o of (s.children ? s.children.list : [])) {
+      if (o.input && o.input.enabled && o.visible && typeof o.x === 'number') {
+        const cam = s.cameras && s.cameras.main;
+        const x = o.x - (cam ? cam.scrollX : 0), y = o.y - (cam ? cam.scrollY : 0);
+        if (x >= 0 && y >= 0 && x <= g.scale.width && y <= g.scale.height)
+          out.push([box.left + x * sx, box.top + y * sy]);
+      }
+    }
+  }
+  return out.slice(0, 5);
+}"""
+
+
+async def _snapshot(s: GameSession) -> Any:
+    return await s.evaluate(_SNAPSHOT_JS)
+
+
+async def _center(s: GameSession) -> tuple[float, float]:
+    box = await s.canvas_box() or {"x": 0, "y": 0, "width": 800, "height": 600}
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+async def _act(s: GameSession, action: str, down: bool) -> None:
+    if action.startswith("click"):
+        if not down:
+            return
+        points = await s.evaluate(_INTERACTIVE_JS) if action == "click-interactive" else []
+        x, y = points[0] if points else await _center(s)
+        await s.p.mouse.move(x, y)
+        await s.p.mouse.down()
+        await s.p.mouse.up()
+    elif down:
+        await s.p.keyboard.down(action)
+    else:
+        await s.p.keyboard.up(action)
+
+
+async def _probe_input(s: GameSession, action: str) -> InputProbe:
+    probe = InputProbe(label=action, key=action)
+    probe.before = await _snapshot(s)
+    await s.advance(150)
+    probe.idle_after = await _snapshot(s)
+    drift = state_delta(probe.before, probe.idle_after)
+    await _act(s, action, down=True)
+    frames = await s.evaluate(_FRAMES_JS, _REACT_FRAMES)
+    await _act(s, action, down=False)
+    for i, snap in enumerate(frames, start=1):
+        if {k for k in state_delta(probe.idle_after, snap) - drift if k.split(".")[-1] not in TIME_KEYS}:
+            probe.frames_to_react = i
+            break
+    await s.advance(50)
+    probe.after = await _snapshot(s)
+    return probe
+
+
+async def _settle(s: GameSession, trace: PlayTrace, budget_ms: float) -> list[str]:
+    """Advance until the set of active scenes has been stable for half a second of game time."""
+    scenes: list[str] = []
+    elapsed = 0.0
+    stable = 0
+    while elapsed < budget_ms:
+        info = await s.evaluate(_STEP_JS, 100)
+        elapsed += 100
+        await asyncio.sleep(0.01)  # let real-time work (image decoding, asset requests) progress
+        trace.hook_present = info["game"]
+        if info["booted"] and info["scenes"]:
+            stable = stable + 1 if info["scenes"] == scenes else 0
+            scenes = info["scenes"]
+            trace.renderer = {1: "canvas", 2: "webgl"}.get(info["renderer"], str(info["renderer"]))
+            if stable >= 5:  # the same scenes for half a second of game time: past boot/preload
+                break
+        if s.log.page_errors or await s.latched_errors():
+            break
+    trace.boot_virtual_ms += elapsed
+    return scenes
+
+
+async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: float) -> None:
+    t = time.monotonic()
+    trace.loaded = await s.load(boot_timeout_s)
+    t = trace.lap("load", t)
+    if not trace.loaded:
+        return
+    scenes = await _settle(s, trace, budget_ms=15_000)
+    trace.booted, trace.first_scene = bool(scenes), ",".join(scenes) or None
+    t = trace.lap("boot", t)
+    if not trace.booted:
+        trace.notes.append("no Phaser game found booted" if not trace.hook_present else "game never started a scene")
+        return
+    frame0 = await s.evaluate("() => window.__tier2Game.loop.frame")
+    await s.advance(500)
+    trace.frames = [int(frame0), int(await s.evaluate("() => window.__tier2Game.loop.frame"))]
+    path = out_dir / "01-start.png"
+    trace.pixels.append(pixel_stats(await s.screenshot(path), str(path)))
+    trace.screenshots.append(str(path))
+    t = trace.lap("frames+screenshot", t)
+    for _stage in range(_MAX_START_STAGES):  # get past title / "click to start" screens
+        for action in START_SWEEP:
+            probe = await _probe_input(s, action)
+            now = await _settle(s, trace, budget_ms=5_000)
+            if set(now) - set(scenes):  # a new scene started (a preloader stopping is not progress)
+                probe.label = f"start:{action}"
+                trace.inputs.append(probe)
+                trace.notes.append(f"start sweep: {action} moved {scenes} → {now}")
+                scenes = now
+                break
+        else:
+            break
+    t = trace.lap("start_sweep", t)
+    for action in INPUT_SWEEP:
+        probe = await _probe_input(s, action)
+        if probe.frames_to_react is not None:
+            trace.inputs.append(probe)
+            break
+    else:
+        trace.inputs.append(probe)
+    t = trace.lap("input_sweep", t)
+    await s.advance(300)
+    path = out_dir / "02-play.png"
+    trace.pixels.append(pixel_stats(await s.screenshot(path), str(path)))
+    trace.screenshots.append(str(path))
+    trace.lap("final_screenshot", t)
+
+
+async def probe_generic_game(
+    pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | None = None, boot_timeout_s: float = 15.0,
+    total_timeout_s: float = 45.0,
+) -> PlayTrace:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    trace = PlayTrace(mode="generic", url=url)
+    async with GameSession(pool, url, serve_root=serve_root) as s:
+        try:
+            await asyncio.wait_for(_run(s, trace, out_dir, boot_timeout_s), total_timeout_s)
+        except TimeoutError:
+            trace.timed_out = f"the page stopped answering within {total_timeout_s:.0f}s (infinite loop or hang?)"
+        except Exception as exc:  # noqa: BLE001 - a crashed page/browser is an observation
+            trace.timed_out = f"probe aborted: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+        latched = [] if trace.timed_out else await s.latched_errors()
+        trace.dialogs = [] if trace.timed_out else await s.dialogs()
+        trace.errors = s.log.errors() + ([] if s.log.page_errors else [f"uncaught: {e}" for e in latched])
+        trace.errors += [f"blocking dialog: {d}" for d in trace.dialogs]
+    return trace

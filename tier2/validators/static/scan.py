@@ -1,0 +1,81 @@
+"""Run the pack's acorn scanner (``tools/scan_sources.mjs``) once for all of a project's sources."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tier2.errors import ToolchainMissing
+
+__all__ = ["Scan", "read_sources", "scanner_command", "scan_sources", "scan_sources_async", "DEFAULT_NODE_MODULES"]
+
+#: The built-in Phaser pack's node_modules, used when a check is called without scan facts.
+DEFAULT_NODE_MODULES = Path(__file__).resolve().parents[3] / "capability_packs" / "phaser" / "node_modules"
+SCAN_TIMEOUT_S = 30.0
+
+#: path → per-file facts as emitted by the scanner (see the header of scan_sources.mjs)
+Scan = dict[str, dict[str, Any]]
+
+
+def read_sources(project: Path) -> dict[str, str]:
+    """``src/**/*.js`` of a project, keyed by the POSIX path relative to the project (``src/scenes/Play.js``)."""
+    project = Path(project)
+    src = project / "src"
+    if not src.is_dir():
+        return {}
+    return {p.relative_to(project).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+            for p in sorted(src.rglob("*.js")) if p.is_file() and "node_modules" not in p.parts}
+
+
+def scanner_command(node_modules: Path) -> list[str]:
+    """``[node, <pack>/tools/scan_sources.mjs]``; raises ToolchainMissing if node, the script or acorn is missing."""
+    node_modules = Path(node_modules)
+    node = shutil.which("node")
+    if node is None:
+        raise ToolchainMissing("node is not on PATH: the static gates parse game sources with node + acorn")
+    script = node_modules.parent / "tools" / "scan_sources.mjs"
+    if not script.exists():
+        raise ToolchainMissing(f"scanner script {script} missing")
+    if not (node_modules / "acorn" / "package.json").exists():
+        raise ToolchainMissing(f"acorn is not installed in {node_modules}: run `npm ci` in {node_modules.parent}")
+    return [node, str(script)]
+
+
+def _decode(out: bytes, err: bytes, rc: int | None) -> Scan:
+    if rc != 0:
+        raise ToolchainMissing(f"scanner failed (exit {rc}): {err.decode(errors='replace')[-800:]}")
+    return json.loads(out)["files"]
+
+
+def scan_sources(
+    src_files: dict[str, str], node_modules: Path | None = None, timeout_s: float = SCAN_TIMEOUT_S,
+) -> Scan:
+    """Blocking variant (for direct calls of the checks); `scan_sources_async` is what the gate runner uses."""
+    if not src_files:
+        return {}
+    cmd = scanner_command(node_modules or DEFAULT_NODE_MODULES)
+    try:
+        proc = subprocess.run(cmd, input=json.dumps({"files": src_files}).encode(), capture_output=True,
+                              timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise ToolchainMissing(f"scanner timed out after {timeout_s:.0f} s") from exc
+    return _decode(proc.stdout, proc.stderr, proc.returncode)
+
+
+async def scan_sources_async(src_files: dict[str, str], node_modules: Path, timeout_s: float = SCAN_TIMEOUT_S) -> Scan:
+    if not src_files:
+        return {}
+    cmd = scanner_command(node_modules)
+    proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(json.dumps({"files": src_files}).encode()), timeout_s)
+    except TimeoutError as exc:
+        proc.kill()
+        await proc.wait()
+        raise ToolchainMissing(f"scanner timed out after {timeout_s:.0f} s") from exc
+    return _decode(out, err, proc.returncode)

@@ -1,0 +1,71 @@
+"""What `tier2 validate` can be pointed at, resolved to something a probe can load.
+
+* a tier2 project (pack entry point + data tables) → built with the pack profile, contract mode;
+* any other Phaser project with an index.html + module entry (e.g. a Vite template) → bundled against the pinned
+  engine, generic mode;
+* a directory that already holds a built page (index.html without a module entry) → served as is;
+* an ``http://127.0.0.1…`` / ``localhost`` URL → loaded directly (the browser blocks every non-loopback request).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from tier2.browser.session import SERVED_ORIGIN
+from tier2.errors import BadInput
+from tier2.packs import Pack
+from tier2.toolchain import BuildResult, run_build
+from tier2.toolchain.generic import MODULE_SCRIPT, build_generic_project
+
+__all__ = ["Target", "resolve_target", "detect_mode"]
+
+HOOK_MARKER = "__TIER2__"
+
+
+@dataclass
+class Target:
+    label: str
+    url: str
+    serve_root: Path | None
+    project: Path | None
+    build: BuildResult | None
+    tier2_project: bool
+
+
+def is_tier2_project(path: Path, pack: Pack) -> bool:
+    return (path / pack.manifest.build.entry).is_file() and all(
+        (path / "data" / t).is_file() for t in pack.manifest.data_tables)
+
+
+def detect_mode(target: Target) -> str:
+    """contract when the page's bundle carries the tier2 test hook, generic otherwise."""
+    if target.tier2_project:
+        return "contract"
+    if target.build and target.build.bundle_path:
+        text = Path(target.build.bundle_path).read_text(errors="replace")
+        return "contract" if HOOK_MARKER in text else "generic"
+    return "generic"
+
+
+async def resolve_target(raw: str, pack: Pack, work_dir: Path, build_timeout_s: float = 60.0) -> Target:
+    if raw.startswith(("http://", "https://")):
+        host = urlparse(raw).hostname or ""
+        if host not in {"127.0.0.1", "localhost", "::1"}:
+            raise BadInput(f"only loopback URLs can be validated here (got {host!r}); serve the game on 127.0.0.1")
+        return Target(raw, raw, None, None, None, False)
+    path = Path(raw).expanduser().resolve()
+    if not path.is_dir():
+        raise BadInput(f"{path} is not a directory or an http://127.0.0.1 URL")
+    if is_tier2_project(path, pack):
+        build = await run_build(pack, path, timeout_s=build_timeout_s)
+        return Target(str(path), SERVED_ORIGIN + "dist/index.html", path, path, build, True)
+    index = path / "index.html"
+    if not index.is_file():
+        raise BadInput(f"{path} has no index.html: not a web game")
+    if MODULE_SCRIPT.search(index.read_text(errors="replace")):
+        site = work_dir / "site"
+        build = await build_generic_project(pack, path, site, timeout_s=build_timeout_s)
+        return Target(str(path), SERVED_ORIGIN + "index.html", site, path, build, False)
+    return Target(str(path), SERVED_ORIGIN + "index.html", path, path, None, False)
