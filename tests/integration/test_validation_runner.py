@@ -36,8 +36,12 @@ def _failed(report) -> set[str]:
 async def test_template_game_passes_every_l1_gate(pool, pack, template_copy: Path, tmp_path: Path) -> None:
     report = await _validate(pool, pack, template_copy, tmp_path)
     assert report.passed, report.feedback()
-    assert {g.id for g in report.gates} == {"l1.builds", "l1.data_linkage", "l1.economy", "l1.boots", "l1.no_errors",
-                                            "l1.frames_advance", "l1.canvas_not_blank", "l1.input_changes_state"}
+    assert {g.id for g in report.gates} == {
+        "l1.builds", "l1.data_linkage", "l1.economy", "l1.boots", "l1.no_errors", "l1.frames_advance",
+        "l1.canvas_not_blank", "l1.activity", "l1.input_changes_state", "l1.control_responsiveness",
+        "l1.latch_split", "l1.engine_calls", "l1.magic_numbers"}
+    latch = next(g for g in report.gates if g.id == "l1.latch_split").evidence["outcomes"]
+    assert latch == {"idle": "running", "abandon": "abandoned", "win": "won", "lose": "lost"}
     assert (tmp_path / "report" / "report.html").read_text().count("<tr>") == len(report.gates) + 1
     assert (tmp_path / "report" / "report.json").exists()
     assert all(Path(p).exists() for p in report.screenshots)
@@ -49,6 +53,20 @@ MUTANTS = {
     "syntax_error": (lambda p: _append(p / "src/scenes/Play.js", "function broken( {"), {"l1.builds"}),
     "input_ignored": (lambda p: _edit(p / "src/scenes/Play.js", "(ev) => this.onKey(ev)", "(ev) => void ev"),
                       {"l1.input_changes_state"}),
+    "crash_after_input": (lambda p: _edit(p / "src/scenes/Play.js", "(ev) => this.onKey(ev)",
+                                          "(ev) => { this.onKey(ev); undefinedAfterInput(ev); }"), {"l1.no_errors"}),
+    "loop_stopped": (lambda p: _append(p / "src/main.js", "let steps = 0;\n"
+                                       "game.events.on('poststep', () => { if (++steps === 30) game.loop.sleep(); });"),
+                     {"l1.frames_advance"}),
+    "invented_api": (lambda p: _edit(p / "src/scenes/Play.js", "  create() {\n",
+                                     "  create() {\n    if (this.tables === 42) this.add.superSprite(0, 0);\n"),
+                     {"l1.engine_calls"}),
+    "removed_api": (lambda p: _edit(p / "src/scenes/Play.js", "  create() {\n",
+                                    "  create() {\n    if (this.tables === 42) this.tweens.timeline({});\n"),
+                    {"l1.engine_calls"}),
+    "empty_shell_wins_by_itself": (lambda p: _edit(p / "src/scenes/Play.js", "    tick(this.st, delta);\n",
+                                                   "    tick(this.st, delta);\n    this.st.outcome = 'won';\n"),
+                                   {"l1.latch_split"}),
     "invisible": (lambda p: _edit(p / "index.html", "</head>", "<style>canvas{visibility:hidden}</style></head>"),
                   {"l1.canvas_not_blank"}),
     "alert_dialog": (lambda p: _append(p / "src/main.js", "window.alert('hello from the game');"), {"l1.no_errors"}),

@@ -59,5 +59,14 @@
     }
     return realBind.call(this, thisArg, ...rest);
   };
+  // Canvas-renderer runs: refuse WebGL contexts so Phaser.AUTO falls back to its Canvas renderer (software WebGL
+  // costs ~10x more per frame); a separate default-renderer session checks WebGL itself.
+  if (window.__tier2ForceCanvas) {
+    const realGetContext = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
+      if (/webgl/i.test(String(type))) return null;
+      return realGetContext.call(this, type, ...rest);
+    };
+  }
   Object.defineProperty(window, '__tier2Clock', { value: clock, writable: false });
 })();

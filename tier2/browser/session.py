@@ -67,8 +67,10 @@ class GameSession:
 
     def __init__(
         self, pool: BrowserPool, url: str, viewport: tuple[int, int] = (800, 600), serve_root: Path | None = None,
+        force_canvas: bool = False,
     ) -> None:
         self.pool = pool
+        self.force_canvas = force_canvas
         self.url = url
         self.serve_root = serve_root.resolve() if serve_root else None
         self.viewport = viewport
@@ -81,6 +83,8 @@ class GameSession:
             viewport={"width": self.viewport[0], "height": self.viewport[1]}, service_workers="block",
         )
         self.context.set_default_timeout(10_000)
+        if self.force_canvas:
+            await self.context.add_init_script(script="window.__tier2ForceCanvas = true;")
         await self.context.add_init_script(script=_CLOCK_JS)
         await self.context.route("**/*", self._route)
         page = await self.context.new_page()

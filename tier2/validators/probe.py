@@ -7,12 +7,15 @@ renderer) ends the probe with ``timed_out`` set instead of hanging.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
 from tier2.validators.l1.runtime_gates import TIME_KEYS, state_delta
+from tier2.validators.latch import play_latches
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.trace import InputProbe, PlayTrace
 
@@ -87,11 +90,13 @@ async def _input_probe(s: GameSession, label: str, key: str) -> InputProbe:
 async def _shot(s: GameSession, trace: PlayTrace, out_dir: Path, name: str) -> None:
     path = out_dir / f"{name}.png"
     png = await s.screenshot(path)
+    trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
     trace.screenshots.append(str(path))
     trace.pixels.append(pixel_stats(png, str(path)))
 
 
-async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: float) -> None:
+async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: float,
+               tables: dict[str, Any] | None) -> None:
     t = time.monotonic()
     trace.loaded = await s.load(boot_timeout_s)
     t = trace.lap("load", t)
@@ -104,6 +109,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.frames.append(int(await s.evaluate(f"() => {_HOOK}.frame()")))
     await s.advance(500)
     trace.frames.append(int(await s.evaluate(f"() => {_HOOK}.frame()")))
+    trace.frame_samples.append(("after boot", 500.0, trace.frames[1] - trace.frames[0]))
     await _shot(s, trace, out_dir, "01-menu")
     t = trace.lap("frames+screenshot", t)
     controls = await s.evaluate(f"() => {_HOOK}.controls ? {_HOOK}.controls() : null") or {}
@@ -117,21 +123,31 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     elif scene != "Play":
         trace.notes.append(f"start key {start_keys[0]!r} left the game in scene {scene!r}")
     t = trace.lap("inputs", t)
+    before = int(await s.evaluate(f"() => {_HOOK}.frame()"))
     await s.advance(200)
+    trace.frame_samples.append(("after input", 200.0, int(await s.evaluate(f"() => {_HOOK}.frame()")) - before))
     await _shot(s, trace, out_dir, "02-play")
-    trace.lap("final_screenshot", t)
+    t = trace.lap("final_screenshot", t)
+    if scene == "Play":
+        latch = await play_latches(s, controls, tables)
+        trace.latch = asdict(latch)
+        trace.latch.update(idle=latch.idle_outcome, abandon=latch.abandon_outcome, win=latch.win_outcome,
+                           lose=latch.lose_outcome)
+        await _shot(s, trace, out_dir, "03-end")
+        trace.lap("latch_split", t)
 
 
 async def probe_contract_game(
     pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | None = None, boot_timeout_s: float = 15.0,
-    total_timeout_s: float = 45.0,
+    total_timeout_s: float = 45.0, tables: dict[str, Any] | None = None, force_canvas: bool = True,
 ) -> PlayTrace:
-    """Load the built game at ``url`` and record a `PlayTrace`; never raises for game faults."""
+    """Load the built game at ``url`` and record a `PlayTrace`; never raises for game faults. ``tables`` (the
+    game's data) lets the latch-split play plan a win."""
     out_dir.mkdir(parents=True, exist_ok=True)
     trace = PlayTrace(mode="contract", url=url)
-    async with GameSession(pool, url, serve_root=serve_root) as s:
+    async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
         try:
-            await asyncio.wait_for(_run(s, trace, out_dir, boot_timeout_s), total_timeout_s)
+            await asyncio.wait_for(_run(s, trace, out_dir, boot_timeout_s, tables), total_timeout_s)
         except TimeoutError:
             trace.timed_out = f"the page stopped answering within {total_timeout_s:.0f}s (infinite loop or hang?)"
         except Exception as exc:  # noqa: BLE001 - a crashed page/browser is an observation, not a bug

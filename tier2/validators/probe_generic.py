@@ -10,6 +10,7 @@ on its own.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from pathlib import Path
 from typing import Any
@@ -157,8 +158,11 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     frame0 = await s.evaluate("() => window.__tier2Game.loop.frame")
     await s.advance(500)
     trace.frames = [int(frame0), int(await s.evaluate("() => window.__tier2Game.loop.frame"))]
+    trace.frame_samples.append(("after boot", 500.0, trace.frames[1] - trace.frames[0]))
     path = out_dir / "01-start.png"
-    trace.pixels.append(pixel_stats(await s.screenshot(path), str(path)))
+    png = await s.screenshot(path)
+    trace.pixels.append(pixel_stats(png, str(path)))
+    trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
     trace.screenshots.append(str(path))
     t = trace.lap("frames+screenshot", t)
     for _stage in range(_MAX_START_STAGES):  # get past title / "click to start" screens
@@ -182,20 +186,25 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     else:
         trace.inputs.append(probe)
     t = trace.lap("input_sweep", t)
+    before = int(await s.evaluate("() => window.__tier2Game.loop.frame"))
     await s.advance(300)
+    trace.frame_samples.append(
+        ("after input", 300.0, int(await s.evaluate("() => window.__tier2Game.loop.frame")) - before))
     path = out_dir / "02-play.png"
-    trace.pixels.append(pixel_stats(await s.screenshot(path), str(path)))
+    png = await s.screenshot(path)
+    trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
+    trace.pixels.append(pixel_stats(png, str(path)))
     trace.screenshots.append(str(path))
     trace.lap("final_screenshot", t)
 
 
 async def probe_generic_game(
     pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | None = None, boot_timeout_s: float = 15.0,
-    total_timeout_s: float = 45.0,
+    total_timeout_s: float = 45.0, tables: dict[str, Any] | None = None, force_canvas: bool = True,
 ) -> PlayTrace:
     out_dir.mkdir(parents=True, exist_ok=True)
     trace = PlayTrace(mode="generic", url=url)
-    async with GameSession(pool, url, serve_root=serve_root) as s:
+    async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
         try:
             await asyncio.wait_for(_run(s, trace, out_dir, boot_timeout_s), total_timeout_s)
         except TimeoutError:

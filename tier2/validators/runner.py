@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from tier2.browser import BrowserPool
 from tier2.browser.session import SERVED_ORIGIN
@@ -24,6 +24,8 @@ from tier2.validators.l1.runtime_gates import RUNTIME_GATES
 from tier2.validators.probe import probe_contract_game
 from tier2.validators.probe_generic import probe_generic_game
 from tier2.validators.report import ValidationReport
+from tier2.validators.smoke import smoke_default_renderer
+from tier2.validators.static import read_sources, run_static_gates
 from tier2.validators.targets import Target, detect_mode, resolve_target
 from tier2.validators.trace import PlayTrace
 
@@ -54,9 +56,9 @@ def build_gate(build: BuildResult) -> ValidationResult:
                             evidence={"log_tail": build.log[-2000:]})
 
 
-def read_tables(project: Path, names: list[str]) -> dict[str, object]:
+def read_tables(project: Path, names: list[str]) -> dict[str, Any]:
     """The project's data tables by file name; unreadable JSON becomes an empty table (the gate reports it)."""
-    tables: dict[str, object] = {}
+    tables: dict[str, Any] = {}
     for name in names:
         try:
             tables[name] = json.loads((project / "data" / name).read_text())
@@ -87,11 +89,21 @@ class ValidationRunner:
         target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
         return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode)
 
-    async def _probe(self, target: Target, out_dir: Path, mode: str) -> PlayTrace:
+    async def _probe(self, target: Target, out_dir: Path, mode: str, tables: dict[str, Any] | None) -> PlayTrace:
         t = self.policy.timeouts
         probe = probe_contract_game if mode == "contract" else probe_generic_game
-        return await probe(self.pool, target.url, out_dir, serve_root=target.serve_root, boot_timeout_s=t.boot_s,
-                           total_timeout_s=t.validation_s)
+        trace = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root, boot_timeout_s=t.boot_s,
+                            total_timeout_s=t.validation_s, tables=tables, force_canvas=True)
+        if not trace.booted and not trace.timed_out:  # maybe a WebGL-only game: play it on the default renderer
+            fallback = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root,
+                                   boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
+                                   force_canvas=False)
+            if fallback.booted:
+                fallback.notes.append("does not boot on the Canvas renderer; probed on the default renderer")
+                trace = fallback
+        await smoke_default_renderer(self.pool, target.url, out_dir, trace, serve_root=target.serve_root,
+                                     boot_timeout_s=t.boot_s, total_timeout_s=min(t.validation_s, 20.0))
+        return trace
 
     async def _validate(self, target: Target, out_dir: Path, mode: str) -> ValidationReport:
         started = time.monotonic()
@@ -101,11 +113,14 @@ class ValidationRunner:
         timings: dict[str, int] = {}
         if target.build is not None:
             gates.append(build_gate(target.build))
+        tables = None
         if target.tier2_project and target.project is not None:
-            gates += check_tier2_tables(read_tables(target.project, self.pack.manifest.data_tables),
-                                        strict_acyclic=self.policy.strict_acyclic)
+            tables = read_tables(target.project, self.pack.manifest.data_tables)
+            gates += check_tier2_tables(tables, strict_acyclic=self.policy.strict_acyclic)
+        if target.project is not None and read_sources(target.project):
+            gates += await run_static_gates(target.project, self.pack.node_modules)
         if target.build is None or target.build.ok:
-            trace = await self._probe(target, out_dir, mode)
+            trace = await self._probe(target, out_dir, mode, tables)
             gates += [gate(trace) for gate in RUNTIME_GATES]
             screenshots, notes = trace.screenshots, trace.notes
             timings = trace.timings_ms

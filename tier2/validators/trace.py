@@ -39,6 +39,8 @@ class PlayTrace:
     first_scene: str | None = None
     boot_virtual_ms: float = 0.0
     frames: list[int] = field(default_factory=list)
+    #: (when, virtual ms advanced, frames the game loop ran in that time)
+    frame_samples: list[tuple[str, float, int]] = field(default_factory=list)
     pixels: list[PixelStats] = field(default_factory=list)
     inputs: list[InputProbe] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -48,6 +50,12 @@ class PlayTrace:
     screenshots: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, int] = field(default_factory=dict)
+    #: hash of each screenshot, in order (activity: does the picture change over time?)
+    picture_hashes: list[str] = field(default_factory=list)
+    #: latch-split outcomes (contract mode): idle, abandon, win, lose; None when not probed
+    latch: dict[str, Any] | None = None
+    #: the short default-renderer (WebGL) session: booted, renderer, frames, hash; None when not run
+    default_renderer: dict[str, Any] | None = None
 
     def lap(self, name: str, since: float) -> float:
         """Record wall time since ``since`` under ``name``; returns now (monotonic)."""

@@ -42,7 +42,7 @@ def test_good_trace_passes_every_gate() -> None:
         ({"booted": False}, boots, "did not reach"),
         ({"errors": ["pageerror: boom"]}, no_errors, "1 error"),
         ({"timed_out": "stopped answering"}, no_errors, "error"),
-        ({"frames": [10, 11]}, frames_advance, "advanced 1 frames"),
+        ({"frames": [10, 11]}, frames_advance, "stalled: 1 frames in 500 ms"),
         ({"frames": []}, frames_advance, "not sampled"),
         ({"pixels": [PixelStats(800, 600, 1, 0.0, "b.png")]}, canvas_not_blank, "blank"),
         ({"inputs": []}, input_changes_state, "no input"),
@@ -72,3 +72,32 @@ def test_state_that_drifts_by_itself_does_not_count_as_input() -> None:
 def test_state_delta_reports_nested_paths() -> None:
     assert state_delta({"a": {"b": 1, "c": 2}}, {"a": {"b": 1, "c": 3}, "d": 0}) == {"a.c", "d"}
     assert state_delta({"x": [1]}, {"x": [1]}) == set()
+
+
+def test_activity_needs_state_drift_or_changing_pictures() -> None:
+    from tier2.validators.l1.runtime_gates import activity
+
+    frozen = replace(good_trace(), picture_hashes=["a", "a"],
+                     inputs=[InputProbe("k", "Space", {"x": 1}, {"x": 1}, {"x": 2}, 1)])
+    assert not activity(frozen).passed
+    assert activity(replace(frozen, picture_hashes=["a", "b"])).passed
+
+
+def test_control_responsiveness_bounds_the_reaction_frames() -> None:
+    from tier2.validators.l1.runtime_gates import MAX_REACT_FRAMES, control_responsiveness
+
+    slow = InputProbe("buy", "Digit1", {"m": 1}, {"m": 1}, {"m": 2}, MAX_REACT_FRAMES + 5)
+    assert not control_responsiveness(replace(good_trace(), inputs=[slow])).passed
+    assert control_responsiveness(good_trace()).passed
+
+
+def test_latch_split_distinguishes_outcomes() -> None:
+    from tier2.validators.l1.runtime_gates import latch_split
+
+    ok = {"idle": "running", "abandon": "abandoned", "win": "won", "lose": "lost"}
+    assert latch_split(replace(good_trace(), latch=ok)).passed
+    shell = replace(good_trace(), latch={**ok, "idle": "won"})  # ends by itself: an empty shell
+    assert not latch_split(shell).passed and "idle play ended 'won'" in latch_split(shell).summary
+    assert not latch_split(replace(good_trace(), latch={**ok, "win": "running"})).passed
+    assert not latch_split(replace(good_trace(), latch=None)).passed
+    assert latch_split(replace(good_trace(), mode="generic", latch=None)).passed  # not applicable

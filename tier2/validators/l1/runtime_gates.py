@@ -8,10 +8,12 @@ from typing import Any
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.trace import InputProbe, PixelStats, PlayTrace
 
-__all__ = ["RUNTIME_GATES", "boots", "no_errors", "frames_advance", "canvas_not_blank", "input_changes_state",
-           "state_delta"]
+__all__ = ["RUNTIME_GATES", "boots", "no_errors", "frames_advance", "canvas_not_blank", "activity",
+           "input_changes_state", "control_responsiveness", "latch_split", "state_delta"]
 
 MIN_FRAME_DELTA = 10
+MIN_FRAME_SHARE = 0.3  # at least 30% of the frames the virtual time allows
+MAX_REACT_FRAMES = 10
 MIN_COLORS = 3
 MIN_NON_BACKGROUND = 0.002
 #: State keys that are clocks, not game state: their change alone is not a reaction to input.
@@ -38,8 +40,13 @@ def boots(t: PlayTrace) -> ValidationResult:
     if not t.booted:
         return _fail(gate, f"game did not reach its first scene in {t.boot_virtual_ms:.0f} ms of game time",
                      t.errors[:5] or ["game.isBooted stayed false or the scene stayed in Boot/Preload"])
-    return _ok(gate, f"booted into {t.first_scene!r} ({t.renderer})", first_scene=t.first_scene,
-               renderer=t.renderer, boot_virtual_ms=t.boot_virtual_ms)
+    d = t.default_renderer
+    if d is not None and not d.get("booted"):
+        return _fail(gate, "boots on the Canvas renderer but not on the default (WebGL) renderer",
+                     [e for e in t.errors if e.startswith("[")][:5] or [str(d.get("timed_out", "no scene started"))])
+    renderers = f"{t.renderer}" + (f" + {d.get('renderer')}" if d else "")
+    return _ok(gate, f"booted into {t.first_scene!r} ({renderers})", first_scene=t.first_scene,
+               renderer=t.renderer, default_renderer=d, boot_virtual_ms=t.boot_virtual_ms)
 
 
 def no_errors(t: PlayTrace) -> ValidationResult:
@@ -54,10 +61,14 @@ def frames_advance(t: PlayTrace) -> ValidationResult:
     gate = "l1.frames_advance"
     if len(t.frames) < 2:
         return _fail(gate, "frame counter not sampled (game did not boot)", [])
-    delta = t.frames[-1] - t.frames[0]
-    if delta < MIN_FRAME_DELTA:
-        return _fail(gate, f"game loop advanced {delta} frames in 500 ms of game time", [], frames=t.frames)
-    return _ok(gate, f"game loop advanced {delta} frames in 500 ms", frames=t.frames)
+    samples = t.frame_samples or [("after boot", 500.0, t.frames[-1] - t.frames[0])]
+    stalled = [(when, ms, n) for when, ms, n in samples if n < MIN_FRAME_SHARE * ms / (1000 / 60)]
+    ev = {"frames": t.frames, "samples": [{"when": w, "ms": ms, "frames": n} for w, ms, n in samples]}
+    if stalled:
+        return _fail(gate, "game loop stalled: " + "; ".join(f"{n} frames in {ms:.0f} ms {w}" for w, ms, n in stalled),
+                     [], **ev)
+    return _ok(gate, "game loop advances: " + "; ".join(f"{n} frames in {ms:.0f} ms {w}" for w, ms, n in samples),
+               **ev)
 
 
 def canvas_not_blank(t: PlayTrace) -> ValidationResult:
@@ -70,6 +81,10 @@ def canvas_not_blank(t: PlayTrace) -> ValidationResult:
     ev = {"screenshots": [p.path for p in t.pixels],
           "stats": [{"colors": p.colors, "non_background": p.non_background_fraction} for p in t.pixels]}
     last = t.pixels[-1]
+    d = t.default_renderer or {}
+    if d.get("booted") and t.pixels and t.pixels[0].path.endswith("00-default-renderer.png") and is_blank(t.pixels[0]):
+        return _fail(gate, f"the screen is blank on the default renderer ({d.get('renderer')})",
+                     [f"{t.pixels[0].path}: {t.pixels[0].colors} colours"], **ev)
     if is_blank(last):  # the game as played must show something; a blank title/loading screen alone is tolerated
         return _fail(gate, "the screen is blank during play",
                      [f"{last.path}: {last.colors} colours, {last.non_background_fraction:.2%} non-background"], **ev)
@@ -109,6 +124,55 @@ def input_changes_state(t: PlayTrace) -> ValidationResult:
     return _ok(gate, "; ".join(f"{k} → {', '.join(v[:4])}" for k, v in reactions.items()), **ev)
 
 
+def activity(t: PlayTrace) -> ValidationResult:
+    gate = "l1.activity"
+    if not t.booted:
+        return _fail(gate, "no activity measured (game did not boot)", [])
+    drift = sorted({k for p in t.inputs for k in state_delta(p.before, p.idle_after)})
+    pictures = len(set(t.picture_hashes))
+    if drift or pictures > 1:
+        return _ok(gate, f"state changes over time ({', '.join(drift[:4]) or 'no state drift'}); "
+                   f"{pictures} distinct screenshots of {len(t.picture_hashes)}", drift=drift[:20],
+                   distinct_pictures=pictures)
+    return _fail(gate, "nothing changes over time: state and picture are frozen", [], distinct_pictures=pictures)
+
+
+def control_responsiveness(t: PlayTrace) -> ValidationResult:
+    gate = "l1.control_responsiveness"
+    reacting = [p for p in t.inputs if _input_reaction(p)]
+    if not reacting:
+        return _fail(gate, "no input reaction to time (see l1.input_changes_state)", [])
+    slow = [p for p in reacting if p.frames_to_react is None or p.frames_to_react > MAX_REACT_FRAMES]
+    ev = {"frames_to_react": {p.label: p.frames_to_react for p in reacting}, "limit_frames": MAX_REACT_FRAMES}
+    if slow:
+        return _fail(gate, f"state reacted later than {MAX_REACT_FRAMES} frames: "
+                     + ", ".join(f"{p.label} ({p.frames_to_react})" for p in slow), [], **ev)
+    worst = max(p.frames_to_react or 0 for p in reacting)
+    return _ok(gate, f"state reacts within {worst} frame(s)", **ev)
+
+
+def latch_split(t: PlayTrace) -> ValidationResult:
+    gate = "l1.latch_split"
+    if t.mode != "contract":
+        return _ok(gate, "not applicable in generic mode (no outcome hook)", applicable=False)
+    if not t.latch:
+        return _fail(gate, "scripted plays did not run (game did not boot or stopped answering)", [])
+    want = {"idle": "running", "abandon": "abandoned", "win": "won", "lose": "lost"}
+    got = {k: t.latch.get(k) for k in want}
+    wrong = [f"{k} play ended {got[k]!r}, expected {v!r}" for k, v in want.items()
+             if got[k] is not None and got[k] != v]
+    missing = [k for k in want if got[k] is None]
+    ev = {"outcomes": got, "win_actions": t.latch.get("win_actions"), "lose_actions": t.latch.get("lose_actions"),
+          "notes": t.latch.get("notes", [])}
+    if wrong:
+        return _fail(gate, "; ".join(wrong), wrong + list(t.latch.get("notes", [])), **ev)
+    if "win" in missing or "idle" in missing:
+        return _fail(gate, f"not verified: {', '.join(missing)}", list(t.latch.get("notes", [])), **ev)
+    return _ok(gate, f"idle keeps running; Escape → abandoned; planned play → won in {ev['win_actions']} actions; "
+               f"wasteful play → {got['lose'] or 'not probed'}", **ev)
+
+
 RUNTIME_GATES: tuple[Callable[[PlayTrace], ValidationResult], ...] = (
-    boots, no_errors, frames_advance, canvas_not_blank, input_changes_state,
+    boots, no_errors, frames_advance, canvas_not_blank, activity, input_changes_state, control_responsiveness,
+    latch_split,
 )

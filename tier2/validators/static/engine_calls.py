@@ -51,6 +51,7 @@ class Resolver:
         self.findings: list[tuple[str, int, int, str]] = []
         self.checked = 0
         self._busy: set[Any] = set()
+        self._memo: dict[Any, Type] = {}
 
     # --- chains ---
     def chain(self, file: str, chain: dict[str, Any], report: bool) -> Type:
@@ -87,6 +88,9 @@ class Resolver:
         return self.merge(file, values, ("var", file, name))
 
     def merge(self, file: str, values: list[Any], guard: Any) -> Type:
+        """One type for every value a name gets (all the same, or a union of instances), else unknown."""
+        if guard in self._memo:
+            return self._memo[guard]
         if guard in self._busy:
             return None
         self._busy.add(guard)
@@ -102,11 +106,16 @@ class Resolver:
         finally:
             self._busy.discard(guard)
         if types and all(t[0] == "i" for t in types):
-            return ("i", frozenset().union(*(t[1] for t in types)))
-        return types[0] if types and all(t == types[0] for t in types) else None
+            merged: Type = ("i", frozenset().union(*(t[1] for t in types)))
+        else:
+            merged = types[0] if types and all(t == types[0] for t in types) else None
+        self._memo[guard] = merged
+        return merged
 
     # --- steps ---
-    def prop(self, t: tuple[Any, ...], step: list[Any], where: tuple[str, dict[str, Any], int] | None) -> Type:
+    def prop(self, t: tuple[Any, ...], step: list[Any], where: tuple[str, dict[str, Any], int] | None,
+             own: tuple[str, list[str]] | None = None) -> Type:
+        """Type of ``t.<name>``; reports a missing member when `where` is given (`own`: the game's class + names)."""
         name = step[1]
         if name is None or t[0] == "m":
             return None
@@ -115,21 +124,23 @@ class Resolver:
         if t[0] == "s":
             path = f"{t[1]}.{name}"
             kind = self.api.static_kind(path)
-            self.checked += 1
+            self.checked += where is not None
             if kind == "v":
                 return self.inst(self.api.static_types(path))
             if kind:
                 return ("s", path)
             if self.api.static_kind(t[1]) in ("n", "c") and not self._excused(name) \
                     and not self.api.static_builtin(t[1], name):
-                self._report(where, t[1], name, self.api.static_children(t[1]))
+                self._report(where, t[1], name, self.api.static_children(t[1]), t[1])
             return None
         classes = t[1]
-        self.checked += 1
+        self.checked += where is not None
         entries = self.api.member(classes, name)
         if not entries:
             if not self.api.plausible(classes, name) and not self._excused(name):
-                self._report(where, "|".join(sorted(classes)), name, self.api.members_of(classes))
+                owner = "|".join(sorted(classes))
+                label, extra = (f"{own[0]} (extends {owner})", own[1]) if own else (owner, [])
+                self._report(where, label, name, self.api.members_of(classes) + extra, owner)
             return None
         if all(k == "f" for k, _ in entries):
             return ("m", classes, name, t)
@@ -162,7 +173,11 @@ class Resolver:
             if name in self.classes[k]["members"]:
                 return None
         base = self.phaser_base(key)
-        return self.prop(("i", frozenset({base})), [None, name], where) if base else None
+        if not base:
+            return None
+        chain = self.user_chain(key)
+        own = [n for k in chain for n in (*self.classes[k]["members"], *self.props.get(k, {}))]
+        return self.prop(("i", frozenset({base})), [None, name], where, (self.classes[key]["name"] or "class", own))
 
     def user_chain(self, key: tuple[str, str]) -> list[tuple[str, str]]:
         chain = [key]
@@ -189,7 +204,7 @@ class Resolver:
     def _excused(self, name: str) -> bool:
         return name in self.defined or name.startswith("_")
 
-    def _report(self, where: Any, owner: str, name: str, candidates: list[str]) -> None:
+    def _report(self, where: Any, owner: str, name: str, candidates: list[str], phaser_owner: str) -> None:
         if where is None:
             return
         file, chain, idx = where
@@ -198,7 +213,7 @@ class Resolver:
         hint = self.api.suggest(name, candidates)
         msg = f"{file}:{step[2]}:{step[3]}: `{expr}` — {owner} has no member '{name}' in Phaser {self.api.version}"
         msg += f"; did you mean '{hint}'?" if hint else ""
-        note = changelog_note(str(self.api.node_modules / "phaser" / "changelog"), owner.split("|")[0], name)
+        note = changelog_note(str(self.api.node_modules / "phaser" / "changelog"), phaser_owner.split("|")[0], name)
         msg += f" (Phaser changelog: {note})" if note else ""
         self.findings.append((file, step[2], step[3], msg))
 

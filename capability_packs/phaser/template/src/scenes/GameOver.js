@@ -3,7 +3,7 @@ import Phaser from 'phaser';
 import { hexToInt, formatMoney, fillText } from '../state.js';
 
 const LAYOUT = {
-  cx: 400, card: { w: 640, h: 360, y: 300 }, band: 110, headY: 190, msgY: 260, statsY: 340, hintY: 430,
+  cx: 400, card: { w: 640, h: 360, y: 300 }, band: 120, headY: 180, msgY: 275, statsY: 340, hintY: 430,
   pulse: 1.06, pulseMs: 500, font: 'Trebuchet MS, Verdana, sans-serif',
 };
 const REASONS = { day_over: 'The day is over.', bankrupt: 'Out of money and nothing left to sell.' };
@@ -22,12 +22,12 @@ export default class GameOver extends Phaser.Scene {
     const vars = { money: formatMoney(theme, state.money), goal: formatMoney(theme, economy.goal_money) };
     this.leaving = false;
 
-    // Outlined card with a filled heading band (software WebGL pays per filled pixel).
+    // Outlined card with a filled heading band (software WebGL pays per drawn pixel and curve).
     const g = this.add.graphics();
     const left = L.cx - L.card.w / 2;
     const top = L.card.y - L.card.h / 2;
-    g.fillStyle(hexToInt(pal.panel), 1).fillRoundedRect(left, top, L.card.w, L.band, { tl: 16, tr: 16, bl: 0, br: 0 });
-    g.lineStyle(4, hexToInt(won ? pal.good : pal.bad), 1).strokeRoundedRect(left, top, L.card.w, L.card.h, 16);
+    g.fillStyle(hexToInt(pal.panel), 1).fillRect(left, top, L.card.w, L.band);
+    g.lineStyle(4, hexToInt(won ? pal.good : pal.bad), 1).strokeRect(left, top, L.card.w, L.card.h);
     const head = this.add.text(L.cx, L.headY, theme.shop_name, {
       fontFamily: L.font, fontSize: '40px', color: won ? pal.good : pal.bad, fontStyle: 'bold',
     }).setOrigin(0.5);

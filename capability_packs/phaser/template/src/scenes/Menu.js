@@ -3,7 +3,7 @@ import Phaser from 'phaser';
 import { hexToInt } from '../state.js';
 
 const LAYOUT = {
-  cx: 400, titleY: 170, subtitleY: 230, shelfY: 320, hintY: 430, controlsY: 500,
+  cx: 400, titleY: 170, subtitleY: 230, shelfY: 320, hintY: 420, controlsY: 478,
   card: { w: 600, h: 420, y: 300 }, band: 170, itemGap: 56, bob: 8, bobMs: 700, blinkMs: 600,
   font: 'Trebuchet MS, Verdana, sans-serif',
 };
@@ -19,12 +19,12 @@ export default class Menu extends Phaser.Scene {
     const L = LAYOUT;
     this.started = false;
 
-    // Outlined card with a filled title band (software WebGL pays per filled pixel).
+    // Outlined card with a filled title band (software WebGL pays per drawn pixel and curve).
     const g = this.add.graphics();
     const left = L.cx - L.card.w / 2;
     const top = L.card.y - L.card.h / 2;
-    g.fillStyle(hexToInt(pal.panel), 1).fillRoundedRect(left, top, L.card.w, L.band, { tl: 16, tr: 16, bl: 0, br: 0 });
-    g.lineStyle(4, hexToInt(pal.accent), 1).strokeRoundedRect(left, top, L.card.w, L.card.h, 16);
+    g.fillStyle(hexToInt(pal.panel), 1).fillRect(left, top, L.card.w, L.band);
+    g.lineStyle(4, hexToInt(pal.accent), 1).strokeRect(left, top, L.card.w, L.card.h);
     this.add.text(L.cx, L.titleY, theme.title, { fontFamily: L.font, fontSize: '48px', color: pal.accent, fontStyle: 'bold' })
       .setOrigin(0.5).setShadow(3, 3, '#000000', 4, true, true);
     this.add.text(L.cx, L.subtitleY, theme.subtitle, { fontFamily: L.font, fontSize: '22px', color: pal.text })

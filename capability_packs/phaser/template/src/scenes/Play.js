@@ -1,7 +1,8 @@
 // Play: HUD, customer + order, inventory, buy and craft buttons. All rules live in ../state.js;
 // this scene only routes input (keys from controlsFor(), plus clickable buttons) and draws.
-// Drawing budget: software WebGL (SwiftShader in headless Chromium) pays per filled pixel, so panels
-// are outlines with a header strip over the cleared background, and nothing large is redrawn needlessly.
+// Drawing budget: software WebGL (SwiftShader in headless Chromium) pays for every drawn pixel and every
+// curved edge, every frame. So: square outlines + header strips over the cleared background, no big fills,
+// no full-screen overlays; dim disabled buttons with alpha rather than covering them.
 import Phaser from 'phaser';
 import { CUSTOMER_COLOURS } from './Preload.js';
 import {
@@ -11,19 +12,22 @@ import {
 
 const LAYOUT = {
   font: 'Trebuchet MS, Verdana, sans-serif',
-  w: 800, h: 600, hudH: 56, stripe: 5,
+  w: 800, cx: 400, hudH: 56, stripe: 5, stripeStep: 40, nameX: 16, nameY: 14, hudTextY: 10,
   customer: { x: 16, y: 68, w: 372, h: 236 },
   inventory: { x: 404, y: 68, w: 380, h: 236 },
   buy: { x: 16, y: 316, w: 372, h: 232 },
   craft: { x: 404, y: 316, w: 380, h: 232 },
   goalBar: { x: 330, y: 36, w: 200, h: 10 },
   clockBar: { x: 584, y: 36, w: 200, h: 10 },
-  bubble: { dx: 110, dy: 34, w: 250, h: 132 },
+  bubble: { dx: 110, dy: 34, w: 250, h: 132, text: { pad: 12, lineY: 36, iconDx: 30, iconDy: 40, qtyDy: 18, footDy: 26, wrap: 64 } },
   deliverBtn: { dx: 110, dy: 180, w: 250, h: 42 },
   sprite: { dx: 58, dy: 150 },
-  headerH: 34, rowMax: 28, btnMax: 40, btnGap: 8, inner: 12, noteX: 220,
+  headerH: 34, rowMax: 28, btnMax: 40, btnGap: 8, btnPad: 10, inner: 12, noteX: 220, iconX: 24, nameOffX: 44,
+  fs: { shop: 24, money: 18, clock: 16, panel: 17, button: 16, name: 18, body: 15, reward: 16, small: 14, note: 12,
+    count: 16, feedback: 17, hint: 13 },
+  tail: [50, 16, 62, 70], shadow: { dy: 46, w: 60, h: 12 }, coins: 5, dimAlpha: 0.45,
   feedbackY: 566, hintY: 588,
-  bob: 6, bobMs: 600, clockWarn: 0.2, feedbackMs: 1800, coinMs: 650, enterMs: 320, dim: 0.55,
+  bob: 6, bobMs: 600, clockWarn: 0.2, feedbackMs: 1800, coinMs: 650, enterMs: 320, dim: 0.4,
 };
 const keyLabel = (code) => code.replace(/^Digit/, '').replace(/^Key/, '');
 
@@ -49,9 +53,9 @@ export default class Play extends Phaser.Scene {
     this.buildInventory();
     this.buildBuy();
     this.buildCraft();
-    this.txt(400, LAYOUT.hintY, this.theme.texts.controls_hint, 13, this.pal.text).setOrigin(0.5).setAlpha(0.7);
+    this.txt(LAYOUT.cx, LAYOUT.hintY, this.theme.texts.controls_hint, LAYOUT.fs.hint, this.pal.text).setOrigin(0.5).setAlpha(0.7);
 
-    this.feedback = this.txt(400, LAYOUT.feedbackY, '', 17, this.pal.text).setOrigin(0.5);
+    this.feedback = this.txt(LAYOUT.cx, LAYOUT.feedbackY, '', LAYOUT.fs.feedback, this.pal.text).setOrigin(0.5);
     this.sparks = this.add.particles(0, 0, 'spark', {
       speed: { min: 60, max: 180 }, lifespan: 550, scale: { start: 1, end: 0 }, emitting: false,
     });
@@ -71,38 +75,37 @@ export default class Play extends Phaser.Scene {
   }
 
   panel(r, title) {
-    this.g.fillStyle(this.col.panel, 1).fillRoundedRect(r.x, r.y, r.w, LAYOUT.headerH - 4, { tl: 12, tr: 12, bl: 0, br: 0 });
-    this.g.lineStyle(2, this.col.panel, 1).strokeRoundedRect(r.x, r.y, r.w, r.h, 12);
-    this.txt(r.x + LAYOUT.inner, r.y + 8, title, 17, this.pal.accent, true);
+    this.g.fillStyle(this.col.panel, 1).fillRect(r.x, r.y, r.w, LAYOUT.headerH - 4);
+    this.g.lineStyle(2, this.col.panel, 1).strokeRect(r.x, r.y, r.w, r.h);
+    this.txt(r.x + LAYOUT.inner, r.y + LAYOUT.inner / 1.5, title, LAYOUT.fs.panel, this.pal.accent, true);
   }
 
   button(x, y, w, h, label, extra, onPress) {
-    this.g.lineStyle(2, this.col.accent, 0.8).strokeRoundedRect(x, y, w, h, 6);
-    const size = Math.min(16, Math.floor(h * 0.45));
-    this.txt(x + 10, y + h / 2, label, size, this.pal.text, true).setOrigin(0, 0.5);
-    this.txt(x + w - 10, y + h / 2, extra, size - 2, this.pal.text).setOrigin(1, 0.5).setAlpha(0.85);
-    const hover = this.block('accent', x, y, w, h).setAlpha(0);
-    const shade = this.block('background', x, y, w, h).setAlpha(LAYOUT.dim);
-    const zone = this.add.zone(x, y, w, h).setOrigin(0).setInteractive({ useHandCursor: true });
-    zone.on('pointerover', () => hover.setAlpha(0.15));
-    zone.on('pointerout', () => hover.setAlpha(0));
-    zone.on('pointerdown', () => {
-      this.tweens.add({ targets: hover, alpha: { from: 0.45, to: 0.15 }, duration: 150 });
+    const hover = this.block('accent', x, y, w, h).setAlpha(0.2).setVisible(false);
+    const frame = this.add.rectangle(x, y, w, h).setOrigin(0).setStrokeStyle(2, this.col.accent, 0.9);
+    const size = Math.min(LAYOUT.fs.button, Math.floor(h * 0.45));
+    const t = this.txt(x + LAYOUT.btnPad, y + h / 2, label, size, this.pal.text, true).setOrigin(0, 0.5);
+    const e = this.txt(x + w - LAYOUT.btnPad, y + h / 2, extra, size - 2, this.pal.text).setOrigin(1, 0.5);
+    frame.setInteractive({ useHandCursor: true });
+    frame.on('pointerover', () => hover.setVisible(true));
+    frame.on('pointerout', () => hover.setVisible(false));
+    frame.on('pointerdown', () => {
+      this.tweens.add({ targets: hover, alpha: { from: 0.5, to: 0.2 }, duration: 150 });
       onPress();
     });
-    return { setEnabled: (on) => shade.setVisible(!on) };
+    return { setEnabled: (on) => [frame, t, e].forEach((o) => o.setAlpha(on ? 1 : LAYOUT.dim)) };
   }
 
   buildHud() {
     const gb = LAYOUT.goalBar;
     const cb = LAYOUT.clockBar;
-    this.g.fillStyle(this.col.panel, 1).fillRect(0, 0, LAYOUT.w, LAYOUT.hudH);
     this.g.fillStyle(this.col.accent, 1);
-    for (let x = 0; x < LAYOUT.w; x += 40) this.g.fillRect(x, LAYOUT.hudH - LAYOUT.stripe, 20, LAYOUT.stripe);
-    this.g.fillStyle(this.col.background, 1).fillRect(gb.x, gb.y, gb.w, gb.h).fillRect(cb.x, cb.y, cb.w, cb.h);
-    this.txt(16, 14, this.theme.shop_name, 24, this.pal.accent, true);
-    this.moneyText = this.txt(gb.x, 10, '', 18, this.pal.text, true);
-    this.clockText = this.txt(cb.x, 10, '', 16, this.pal.text);
+    const step = LAYOUT.stripeStep;
+    for (let x = 0; x < LAYOUT.w; x += step) this.g.fillRect(x, LAYOUT.hudH - LAYOUT.stripe, step / 2, LAYOUT.stripe);
+    this.g.fillStyle(this.col.panel, 1).fillRect(gb.x, gb.y, gb.w, gb.h).fillRect(cb.x, cb.y, cb.w, cb.h);
+    this.txt(LAYOUT.nameX, LAYOUT.nameY, this.theme.shop_name, LAYOUT.fs.shop, this.pal.accent, true);
+    this.moneyText = this.txt(gb.x, LAYOUT.hudTextY, '', LAYOUT.fs.money, this.pal.text, true);
+    this.clockText = this.txt(cb.x, LAYOUT.hudTextY, '', LAYOUT.fs.clock, this.pal.text);
     this.goalFill = this.block('good', gb.x, gb.y, gb.w, gb.h);
     this.clockFill = this.block('accent', cb.x, cb.y, cb.w, cb.h);
     this.clockWarn = this.block('bad', cb.x, cb.y, cb.w, cb.h).setVisible(false);
@@ -114,22 +117,24 @@ export default class Play extends Phaser.Scene {
     this.panel(r, `Current ${this.theme.customer_noun}`);
     const sx = r.x + LAYOUT.sprite.dx;
     const sy = r.y + LAYOUT.sprite.dy;
-    this.g.fillStyle(this.col.background, 0.6).fillEllipse(sx, sy + 46, 60, 12);
+    this.g.fillStyle(this.col.panel, 1).fillEllipse(sx, sy + LAYOUT.shadow.dy, LAYOUT.shadow.w, LAYOUT.shadow.h);
     this.customer = this.add.image(sx, sy, 'customer-0');
     this.tweens.add({ targets: this.customer, y: sy - LAYOUT.bob, duration: LAYOUT.bobMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
     const bx = r.x + b.dx;
     const by = r.y + b.dy;
-    this.g.fillStyle(this.col.text, 1).fillRoundedRect(bx, by, b.w, b.h, 12);
-    this.g.fillTriangle(bx, by + 50, bx - 16, by + 62, bx, by + 70);
+    this.g.fillStyle(this.col.text, 1).fillRect(bx, by, b.w, b.h);
+    const [t0, tw, t1, t2] = LAYOUT.tail;
+    this.g.fillTriangle(bx, by + t0, bx - tw, by + t1, bx, by + t2);
     const dark = this.pal.background;
-    this.orderName = this.txt(bx + 12, by + 10, '', 18, dark, true);
-    this.orderText = this.txt(bx + 12, by + 36, '', 15, dark).setWordWrapWidth(b.w - 64);
-    this.orderReward = this.txt(bx + 12, by + b.h - 26, '', 16, dark, true);
-    this.orderIcon = this.add.image(bx + b.w - 30, by + b.h - 40, 'spark');
-    this.orderQty = this.txt(bx + b.w - 30, by + b.h - 18, '', 14, dark, true).setOrigin(0.5);
+    const { pad, lineY, iconDx, iconDy, qtyDy, footDy, wrap } = b.text;
+    this.orderName = this.txt(bx + pad, by + pad, '', LAYOUT.fs.name, dark, true);
+    this.orderText = this.txt(bx + pad, by + lineY, '', LAYOUT.fs.body, dark).setWordWrapWidth(b.w - wrap);
+    this.orderReward = this.txt(bx + pad, by + b.h - footDy, '', LAYOUT.fs.reward, dark, true);
+    this.orderIcon = this.add.image(bx + b.w - iconDx, by + b.h - iconDy, 'spark');
+    this.orderQty = this.txt(bx + b.w - iconDx, by + b.h - qtyDy, '', LAYOUT.fs.small, dark, true).setOrigin(0.5);
     const d = LAYOUT.deliverBtn;
     this.deliverBtn = this.button(r.x + d.dx, r.y + d.dy, d.w, d.h, `[${DELIVER_KEYS[0]}] Deliver`, '', () => this.doDeliver());
-    this.servedText = this.txt(r.x + LAYOUT.inner, r.y + r.h - 26, '', 14, this.pal.text);
+    this.servedText = this.txt(r.x + LAYOUT.inner, r.y + r.h - b.text.footDy, '', LAYOUT.fs.small, this.pal.text);
   }
 
   buildInventory() {
@@ -141,11 +146,12 @@ export default class Play extends Phaser.Scene {
     this.invRows = {};
     list.forEach((it, i) => {
       const y = r.y + LAYOUT.headerH + rowH * i + rowH / 2;
-      const icon = this.add.image(r.x + 24, y, `item-${it.id}`).setScale((rowH - 4) / 32);
-      this.txt(r.x + 44, y, it.name, 15, this.pal.text).setOrigin(0, 0.5);
+      const icon = this.add.image(r.x + LAYOUT.iconX, y, `item-${it.id}`);
+      icon.setScale((rowH - 4) / icon.height);
+      this.txt(r.x + LAYOUT.nameOffX, y, it.name, LAYOUT.fs.body, this.pal.text).setOrigin(0, 0.5);
       const worth = sell[it.id] !== undefined ? `worth ${formatMoney(this.theme, sell[it.id])}` : it.kind;
-      this.txt(r.x + LAYOUT.noteX, y, worth, 12, this.pal.text).setOrigin(0, 0.5).setAlpha(0.6);
-      const count = this.txt(r.x + r.w - 16, y, '0', 16, this.pal.accent, true).setOrigin(1, 0.5);
+      this.txt(r.x + LAYOUT.noteX, y, worth, LAYOUT.fs.note, this.pal.text).setOrigin(0, 0.5).setAlpha(0.6);
+      const count = this.txt(r.x + r.w - LAYOUT.nameX, y, '0', LAYOUT.fs.count, this.pal.accent, true).setOrigin(1, 0.5);
       this.invRows[it.id] = { icon, count };
     });
   }
@@ -236,7 +242,7 @@ export default class Play extends Phaser.Scene {
   coinBurst() {
     const { x, y } = this.customer;
     this.sparks.explode(16, x, y - 20);
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < LAYOUT.coins; i++) {
       const coin = this.add.image(x + i * 6, y - 30, 'coin');
       this.tweens.add({
         targets: coin, x: LAYOUT.goalBar.x + 40, y: 20, alpha: 0.2, duration: LAYOUT.coinMs, delay: i * 60,
@@ -250,8 +256,8 @@ export default class Play extends Phaser.Scene {
     const st = this.st;
     for (const [id, row] of Object.entries(this.invRows)) {
       const n = st.inventory[id];
-      row.count.setText(String(n)).setAlpha(n > 0 ? 1 : 0.45);
-      row.icon.setAlpha(n > 0 ? 1 : 0.45);
+      row.count.setText(String(n)).setAlpha(n > 0 ? 1 : LAYOUT.dimAlpha);
+      row.icon.setAlpha(n > 0 ? 1 : LAYOUT.dimAlpha);
     }
     for (const [id, b] of Object.entries(this.buyBtns)) b.setEnabled(canAfford(st, id));
     for (const r of this.tables.recipes.recipes) this.craftBtns[r.id].setEnabled(canCraft(st, r));

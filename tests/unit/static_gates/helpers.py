@@ -1,0 +1,27 @@
+"""Shared constants and source-mutation helpers for the static gate tests."""
+
+from __future__ import annotations
+
+import re
+
+from tier2.settings.loader import REPO_ROOT
+
+PACK = REPO_ROOT / "capability_packs" / "phaser"
+NODE_MODULES = PACK / "node_modules"
+TEMPLATE = PACK / "template"
+CREATE_GAME = "@phaserjs/create-game@1.3.2"
+DEMOS = ("coin-clicker", "memory-card-game", "phasers-revenge")
+
+
+def inject(src: dict[str, str], file: str, code: str) -> dict[str, str]:
+    """A copy of `src` with `code` inserted as the first statement of `file`'s create() method."""
+    text = src[file]
+    m = re.search(r"^(\s*)create\s*\([^)]*\)\s*\{\n", text, re.M)
+    assert m, f"{file} has no create() method to inject into"
+    out = dict(src)
+    out[file] = text[: m.end()] + f"{m.group(1)}  {code}\n" + text[m.end():]
+    return out
+
+
+def injected_line(src: dict[str, str], file: str, code: str) -> int:
+    return src[file].splitlines().index(next(ln for ln in src[file].splitlines() if ln.strip() == code)) + 1

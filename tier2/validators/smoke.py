@@ -1,0 +1,79 @@
+"""A short default-renderer (WebGL where available) session: boot, frames, a screenshot, errors.
+
+The long scripted probes run on the Canvas renderer (an order of magnitude cheaper per frame in software);
+this smoke run makes sure the game also boots and draws with the renderer real players get.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from tier2.browser import BrowserPool, GameSession
+from tier2.validators.pixels import pixel_stats
+from tier2.validators.trace import PlayTrace
+
+__all__ = ["smoke_default_renderer"]
+
+_STEP_JS = """(ms) => {
+  window.__tier2Clock.advance(ms);
+  const h = window.__TIER2__;
+  const g = (h && h.game) || window.__tier2Game;
+  const scenes = g && g.scene && g.scene.getScenes ? g.scene.getScenes(true).map((s) => s.sys.settings.key) : [];
+  return {booted: !!(g && g.isBooted), scenes, frame: g && g.loop ? g.loop.frame : null,
+          renderer: g && g.renderer ? g.renderer.type : null};
+}"""
+_BOOT_SCENES = {"Boot", "Preload", "Preloader"}
+
+
+async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeout_s: float) -> None:
+    if not await s.load(boot_timeout_s):
+        return
+    info: dict[str, Any] = {}
+    for _ in range(60):
+        info = await s.evaluate(_STEP_JS, 100)
+        if info["booted"] and set(info["scenes"]) - _BOOT_SCENES:
+            break
+        if s.log.page_errors:
+            break
+        await asyncio.sleep(0.005)
+    result["booted"] = bool(info.get("booted") and info.get("scenes"))
+    result["renderer"] = {1: "canvas", 2: "webgl"}.get(info.get("renderer"), info.get("renderer"))
+    if not result["booted"]:
+        return
+    f0 = info["frame"]
+    info = await s.evaluate(_STEP_JS, 250)
+    result["frames"] = [f0, info["frame"]]
+    path = out_dir / "00-default-renderer.png"
+    png = await s.screenshot(path)
+    result["pixels"] = pixel_stats(png, str(path))
+    result["hash"] = hashlib.sha256(png).hexdigest()[:16]
+
+
+async def smoke_default_renderer(
+    pool: BrowserPool, url: str, out_dir: Path, trace: PlayTrace, serve_root: Path | None = None,
+    boot_timeout_s: float = 15.0, total_timeout_s: float = 20.0,
+) -> None:
+    """Run the smoke session and fold its observations into ``trace`` (errors prefixed with the renderer)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result: dict[str, Any] = {"booted": False}
+    async with GameSession(pool, url, serve_root=serve_root) as s:
+        try:
+            await asyncio.wait_for(_run(s, out_dir, result, boot_timeout_s), total_timeout_s)
+        except TimeoutError:
+            result["timed_out"] = f"default-renderer session stopped answering within {total_timeout_s:.0f}s"
+        except Exception as exc:  # noqa: BLE001 - observation, not a bug
+            result["timed_out"] = f"default-renderer session aborted: {type(exc).__name__}: {exc}"[:300]
+        latched = [] if "timed_out" in result else await s.latched_errors()
+        errors = s.log.errors() + ([] if s.log.page_errors else [f"uncaught: {e}" for e in latched])
+    label = result.get("renderer") or "default"
+    trace.errors = [f"[{label}] {e}" for e in errors] + trace.errors
+    if "timed_out" in result:
+        trace.errors.insert(0, result["timed_out"])
+    pixels = result.pop("pixels", None)
+    if pixels is not None:
+        trace.pixels.insert(0, pixels)
+        trace.screenshots.insert(0, pixels.path)
+    trace.default_renderer = result
