@@ -129,7 +129,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from tier2.runs.validate import validate_path
 
     settings = Settings()
-    report = asyncio.run(validate_path(settings, args.path, Path(args.out) if args.out else None, args.mode))
+    report = asyncio.run(validate_path(settings, args.path, Path(args.out) if args.out else None, args.mode,
+                                       brief=args.brief or ""))
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), indent=2))
     else:
@@ -176,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("path", help="a game project directory (tier2 or any Phaser/Vite project) or a loopback URL")
     v.add_argument("--mode", choices=["auto", "contract", "generic"], default="auto",
                    help="contract: use the tier2 test hook; generic: engine introspection + pixels; auto picks")
-    v.add_argument("--out", help="where to write report.json and screenshots")
+    v.add_argument("--out", help="where to write report.json, report.html and screenshots")
+    v.add_argument("--brief", help="the game's brief, for the L3 visual score (recorded, never blocking)")
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_validate)
     d = sub.add_parser("doctor", help="check Redis, Chromium and the pack toolchain")

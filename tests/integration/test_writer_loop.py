@@ -108,3 +108,13 @@ async def test_a_writer_claiming_success_is_not_believed(runtime, config_dir, tm
     assert "l1.builds" in out.stop_reason
     gates = {g["id"]: g["passed"] for g in out.delivery["verification"]["gates"]}
     assert gates["l1.builds"] is False and "l1.boots" not in gates  # nothing to run when the build fails
+
+
+async def test_a_failing_l3_scorer_never_stops_delivery(runtime, config_dir, tmp_path) -> None:
+    _config_route(config_dir, "vision", "http://127.0.0.1:9/v1")  # nothing listens: the scorer fails
+    (config_dir / "policy" / "zz-l3.yaml").write_text("l3_scorer: vision\nl3_timeout_s: 2\n")
+    out = await execute_run(runtime, RunRequest(brief=POTION, out_dir=tmp_path / "g"))
+    assert out.status == "delivered", out.stop_reason
+    l3 = next(g for g in out.delivery["verification"]["gates"] if g["id"] == "l3.visual_score")
+    assert l3["layer"] == "L3" and l3["mode"] == "observe"
+    assert l3["evidence"]["scorer"] == "heuristic-image-stats-v1"

@@ -132,7 +132,7 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
             run.mark("agent_done")
             await _phase(run, "validate", f"round {round_no + 1}")
             report_path = reports / "final" / "report.json"
-            report = await runner.validate_project(project, report_path.parent)
+            report = await runner.validate_project(project, report_path.parent, brief=brief)
             for gate in report.gates:
                 await run.emit(GateResult(run_id=run_id, gate_id=gate.id, layer=gate.layer, passed=gate.passed,
                                           summary=gate.summary))

@@ -16,7 +16,7 @@ __all__ = ["validate_path"]
 
 
 async def validate_path(settings: Settings, target: str, out: Path | None = None, mode: Mode = "auto",
-                        ) -> ValidationReport:
+                        brief: str = "") -> ValidationReport:
     """Validate a project directory or a loopback URL; the report goes to ``out`` (default: a fresh dir
     under the workspaces root, or ``<project>/.tier2/reports/validate`` for tier2 projects)."""
     if mode not in ("auto", "contract", "generic"):
@@ -33,6 +33,6 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
     pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args)
     try:
         runner = ValidationRunner(pool, pack, PolicyStore(settings.config_dir).snapshot())
-        return await runner.validate_target(target, out.resolve(), mode)
+        return await runner.validate_target(target, out.resolve(), mode, brief=brief)
     finally:
         await pool.close()

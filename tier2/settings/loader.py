@@ -113,6 +113,8 @@ class Policy(BaseModel):
     timeouts: TimeoutPolicy = TimeoutPolicy()
     gates: dict[str, Literal["observe", "enforce"]] = {}
     strict_acyclic: bool = False  # data gate policy: reject every crafting cycle, not just bootstrap-free ones
+    l3_scorer: str | None = None  # a model route for the L3 visual score; None = the offline heuristic
+    l3_timeout_s: float = 30.0
     source_hash: str = ""
 
     def route(self, name: str | None) -> tuple[str, ModelRoute]:

@@ -21,6 +21,7 @@ from tier2.toolchain import BuildResult, run_build
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.data import check_tier2_tables
 from tier2.validators.l1.runtime_gates import RUNTIME_GATES
+from tier2.validators.l3 import score_visual
 from tier2.validators.probe import probe_contract_game
 from tier2.validators.probe_generic import probe_generic_game
 from tier2.validators.report import ValidationReport
@@ -74,20 +75,22 @@ class ValidationRunner:
         self.pool, self.pack, self.policy = pool, pack, policy
 
     async def validate_project(
-        self, project: Path, out_dir: Path, build: BuildResult | None = None,
+        self, project: Path, out_dir: Path, build: BuildResult | None = None, brief: str | None = None,
     ) -> ValidationReport:
-        """A tier2 project (contract mode); builds unless a fresh ``build`` is given."""
+        """A tier2 project (contract mode); builds unless a fresh ``build`` is given. With a ``brief``, the L3
+        visual score runs too (recorded, never blocking)."""
         if build is None:
             build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s)
         target = Target(str(project), SERVED_ORIGIN + "dist/index.html", project, project, build, True)
-        return await self._validate(target, out_dir, "contract")
+        return await self._validate(target, out_dir, "contract", brief)
 
-    async def validate_target(self, raw: str, out_dir: Path, mode: Mode = "auto") -> ValidationReport:
+    async def validate_target(self, raw: str, out_dir: Path, mode: Mode = "auto",
+                              brief: str = "") -> ValidationReport:
         """Any supported target (see `targets`); ``auto`` picks contract or generic mode."""
         if mode not in ("auto", "contract", "generic"):
             raise BadInput(f"unknown mode {mode!r}: use auto, contract or generic")
         target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
-        return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode)
+        return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode, brief)
 
     async def _probe(self, target: Target, out_dir: Path, mode: str, tables: dict[str, Any] | None) -> PlayTrace:
         t = self.policy.timeouts
@@ -105,7 +108,17 @@ class ValidationRunner:
                                      boot_timeout_s=t.boot_s, total_timeout_s=min(t.validation_s, 20.0))
         return trace
 
-    async def _validate(self, target: Target, out_dir: Path, mode: str) -> ValidationReport:
+    async def _l3(self, screenshots: list[str], brief: str) -> ValidationResult:
+        route = None
+        if self.policy.l3_scorer:
+            try:
+                route = self.policy.route(self.policy.l3_scorer)
+            except Exception:  # noqa: BLE001 - a bad scorer route only degrades L3 to the heuristic
+                route = None
+        return await score_visual([Path(p) for p in screenshots], brief, route, self.policy.l3_timeout_s)
+
+    async def _validate(self, target: Target, out_dir: Path, mode: str, brief: str | None = None,
+                        ) -> ValidationReport:
         started = time.monotonic()
         gates: list[ValidationResult] = []
         screenshots: list[str] = []
@@ -124,6 +137,8 @@ class ValidationRunner:
             gates += [gate(trace) for gate in RUNTIME_GATES]
             screenshots, notes = trace.screenshots, trace.notes
             timings = trace.timings_ms
+            if brief is not None and screenshots:
+                gates.append(await self._l3(screenshots, brief))
         gates = [apply_policy(g, self.policy) for g in gates]
         report = ValidationReport(
             target=target.label, mode=mode, passed=not any(g.blocking for g in gates), gates=gates,
