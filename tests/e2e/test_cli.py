@@ -36,8 +36,11 @@ def test_generate_delivers_a_verified_game(potion) -> None:
     assert delivery["source"]["sha256"] and all(f["sha256"] for f in delivery["source"]["files"])
     assert Path(delivery["build"]["bundle_path"]).exists() and delivery["build"]["bundle_sha256"]
     assert Path(delivery["screenshot"]).stat().st_size > 1000
-    assert all(g["passed"] for g in delivery["verification"]["gates"])
-    assert len(delivery["verification"]["gates"]) == 6
+    gates = {g["id"]: g for g in delivery["verification"]["gates"]}
+    assert all(g["passed"] for g in gates.values() if g["layer"] == "L1" and g["mode"] == "enforce")
+    assert {"l1.builds", "l1.boots", "l1.no_errors", "l1.frames_advance", "l1.canvas_not_blank",
+            "l1.input_changes_state", "l1.latch_split", "l1.data_linkage", "l1.economy", "l1.engine_calls",
+            "l3.visual_score"} <= set(gates)
     assert delivery["usage"]["estimated"] and delivery["usage"]["output_tokens"] > 0
     # progress was visible while it ran: phases, steps and tools
     assert "phase implement" in progress and "Build → success" in progress and "RunGame → success" in progress

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -68,6 +69,12 @@ def read_tables(project: Path, names: list[str]) -> dict[str, Any]:
     return tables
 
 
+async def _timed(coro: Any) -> tuple[Any, int]:
+    t0 = time.monotonic()
+    result = await coro
+    return result, int((time.monotonic() - t0) * 1000)
+
+
 class ValidationRunner:
     """Build + probe + gates; reuses the pool's browser (a fresh context per validation)."""
 
@@ -94,6 +101,7 @@ class ValidationRunner:
 
     async def _probe(self, target: Target, out_dir: Path, mode: str, tables: dict[str, Any] | None) -> PlayTrace:
         t = self.policy.timeouts
+        started = time.monotonic()
         probe = probe_contract_game if mode == "contract" else probe_generic_game
         trace = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root, boot_timeout_s=t.boot_s,
                             total_timeout_s=t.validation_s, tables=tables, force_canvas=True)
@@ -104,8 +112,11 @@ class ValidationRunner:
             if fallback.booted:
                 fallback.notes.append("does not boot on the Canvas renderer; probed on the default renderer")
                 trace = fallback
+        trace.lap("main_session", started)
+        started = time.monotonic()
         await smoke_default_renderer(self.pool, target.url, out_dir, trace, serve_root=target.serve_root,
                                      boot_timeout_s=t.boot_s, total_timeout_s=min(t.validation_s, 20.0))
+        trace.lap("default_renderer_smoke", started)
         return trace
 
     async def _l3(self, screenshots: list[str], brief: str) -> ValidationResult:
@@ -126,19 +137,32 @@ class ValidationRunner:
         timings: dict[str, int] = {}
         if target.build is not None:
             gates.append(build_gate(target.build))
+            timings["build"] = target.build.duration_ms
         tables = None
+        t0 = time.monotonic()
         if target.tier2_project and target.project is not None:
             tables = read_tables(target.project, self.pack.manifest.data_tables)
             gates += check_tier2_tables(tables, strict_acyclic=self.policy.strict_acyclic)
-        if target.project is not None and read_sources(target.project):
-            gates += await run_static_gates(target.project, self.pack.node_modules)
-        if target.build is None or target.build.ok:
-            trace = await self._probe(target, out_dir, mode, tables)
-            gates += [gate(trace) for gate in RUNTIME_GATES]
-            screenshots, notes = trace.screenshots, trace.notes
-            timings = trace.timings_ms
-            if brief is not None and screenshots:
-                gates.append(await self._l3(screenshots, brief))
+        timings["data_gates"] = int((time.monotonic() - t0) * 1000)
+        static = None
+        if target.project is not None and read_sources(target.project):  # node parses while the browser plays
+            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.node_modules)))
+        try:
+            if target.build is None or target.build.ok:
+                t0 = time.monotonic()
+                trace = await self._probe(target, out_dir, mode, tables)
+                timings["browser"] = int((time.monotonic() - t0) * 1000)
+                timings.update({f"browser.{k}": v for k, v in trace.timings_ms.items()})
+                gates += [gate(trace) for gate in RUNTIME_GATES]
+                screenshots, notes = trace.screenshots, trace.notes
+                if brief is not None and screenshots:
+                    t0 = time.monotonic()
+                    gates.append(await self._l3(screenshots, brief))
+                    timings["l3"] = int((time.monotonic() - t0) * 1000)
+        finally:
+            if static is not None:
+                static_gates, timings["static_gates"] = await static
+                gates[1:1] = static_gates
         gates = [apply_policy(g, self.policy) for g in gates]
         report = ValidationReport(
             target=target.label, mode=mode, passed=not any(g.blocking for g in gates), gates=gates,

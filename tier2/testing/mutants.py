@@ -1,0 +1,109 @@
+"""Mutation operators: one per defect class, applied to a copy of a real game, each with the gate meant to
+catch it. Used by the tests and by ``bench/validator_accuracy.py``. Classes follow the defect taxonomy in
+``shared/corpus/defect-taxonomy`` (crash at boot, crash after input, loop stopped, invisible, input ignored,
+missing asset, syntax error, invented API, removed API, infinite loop, dangling reference, unprofitable economy).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Mutant", "CONTRACT_MUTANTS", "GENERIC_MUTANTS", "MutationError"]
+
+
+class MutationError(RuntimeError):
+    """The operator's anchor is not in the game (the operator does not apply)."""
+
+
+@dataclass(frozen=True)
+class Mutant:
+    defect: str
+    intended_gates: frozenset[str]
+    apply: Callable[[Path], None]
+
+
+def _edit(path: Path, pattern: str, repl: str, regex: bool = False) -> None:
+    text = path.read_text()
+    new = re.sub(pattern, repl, text, count=1) if regex else text.replace(pattern, repl, 1)
+    if new == text:
+        raise MutationError(f"anchor {pattern!r} not found in {path}")
+    path.write_text(new)
+
+
+def _append(path: Path, code: str) -> None:
+    path.write_text(path.read_text() + "\n" + code + "\n")
+
+
+def _first_scene_method(root: Path, method: str) -> tuple[Path, str]:
+    """(file, 'create() {'-style anchor) of the first scene defining ``method``."""
+    for path in sorted((root / "src").rglob("*.js")):
+        m = re.search(rf"^\s*{method}\s*\([^)]*\)\s*\{{", path.read_text(), re.M)
+        if m and "extends" in path.read_text():
+            return path, m.group(0)
+    raise MutationError(f"no scene with {method}() under {root / 'src'}")
+
+
+def _inject(method: str, code: str) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        path, anchor = _first_scene_method(root, method)
+        _edit(path, anchor, anchor + "\n" + code + "\n")
+    return apply
+
+
+def _entry(root: Path) -> Path:
+    return root / "src" / "main.js"
+
+
+def _orders(root: Path, change: Callable[[list[dict]], list[dict]]) -> None:
+    path = root / "data" / "orders.json"
+    data = json.loads(path.read_text())
+    data["orders"] = change(data["orders"])
+    path.write_text(json.dumps(data, indent=2))
+
+
+_KEY_HANDLERS = re.compile(r"keyboard\.on\('keydown',\s*\(ev\)\s*=>\s*this\.onKey\(ev\)\)")
+
+_SHARED: list[Mutant] = [
+    Mutant("crash_at_boot", frozenset({"l1.boots", "l1.no_errors"}),
+           lambda r: _append(_entry(r), "spawnBossThatDoesNotExist();")),
+    Mutant("loop_stopped", frozenset({"l1.frames_advance"}),
+           _inject("create", "    { let n = 0; this.game.events.on('poststep', () => {"
+                             " if (++n === 60) this.game.loop.sleep(); }); }")),
+    Mutant("everything_invisible", frozenset({"l1.canvas_not_blank"}),
+           lambda r: _edit(r / "index.html", "</head>", "<style>canvas{visibility:hidden!important}</style></head>")),
+    Mutant("missing_asset", frozenset({"l1.no_errors"}),
+           _inject("preload", "    this.load.image('hero-missing', 'assets/hero-that-was-never-drawn.png');")),
+    Mutant("syntax_error", frozenset({"l1.builds"}), lambda r: _append(_entry(r), "function broken( {")),
+    Mutant("invented_api", frozenset({"l1.engine_calls"}),
+           _inject("create", "    if (this.sys === null) this.add.superSprite(0, 0, 'hero');")),
+    Mutant("removed_api", frozenset({"l1.engine_calls"}),
+           _inject("create", "    if (this.sys === null) this.tweens.timeline({ tweens: [] });")),
+    Mutant("infinite_loop", frozenset({"l1.no_errors", "l1.frames_advance"}),
+           _inject("update", "    for (;;) { /* stuck */ }")),
+]
+
+CONTRACT_MUTANTS: list[Mutant] = _SHARED + [
+    Mutant("crash_after_input", frozenset({"l1.no_errors"}),
+           lambda r: _edit(r / "src/scenes/Play.js", _KEY_HANDLERS.pattern,
+                           "keyboard.on('keydown', (ev) => { this.onKey(ev); crashAfterInput(ev); })", regex=True)),
+    Mutant("input_ignored", frozenset({"l1.input_changes_state"}),
+           lambda r: _edit(r / "src/scenes/Play.js", _KEY_HANDLERS.pattern,
+                           "keyboard.on('keydown', (ev) => void ev)", regex=True)),
+    Mutant("empty_shell_ends_by_itself", frozenset({"l1.latch_split"}),
+           lambda r: _edit(r / "src/scenes/Play.js", "    tick(this.st, delta);\n",
+                           "    tick(this.st, delta);\n    this.st.outcome = 'won';\n")),
+    Mutant("dangling_order_item", frozenset({"l1.data_linkage"}),
+           lambda r: _orders(r, lambda o: o[:1] + [{**o[1], "item": "unicorn_tears"}] + o[2:])),
+    Mutant("unprofitable_economy", frozenset({"l1.economy"}),
+           lambda r: _orders(r, lambda o: [{**x, "reward": 1} for x in o])),
+]
+
+GENERIC_MUTANTS: list[Mutant] = _SHARED + [
+    Mutant("crash_after_input", frozenset({"l1.no_errors"}),
+           lambda r: _append(_entry(r), "window.addEventListener('keydown', () => { crashAfterInput(); });"
+                                        "window.addEventListener('pointerdown', () => { crashAfterInput(); });")),
+]
