@@ -74,5 +74,12 @@ async def build_generic_project(pack: Pack, project: Path, out: Path, timeout_s:
         page = page.replace("</body>", '<script src="bundle.js"></script></body>')
     (out / "index.html").write_text(page)
     bundle = out / "bundle.js"
-    return BuildResult(ok=True, warnings=warnings, log=log, bundle_path=str(bundle), html_path=str(out / "index.html"),
-                       bundle_sha256=sha256_file(bundle), bundle_bytes=bundle.stat().st_size, duration_ms=duration)
+    size = bundle.stat().st_size
+    result = BuildResult(ok=True, warnings=warnings, log=log, bundle_path=str(bundle),
+                         html_path=str(out / "index.html"), bundle_sha256=sha256_file(bundle), bundle_bytes=size,
+                         duration_ms=duration)
+    limit = pack.manifest.build.max_bundle_bytes
+    if size > limit:
+        result.ok = False
+        result.errors = [BuildError(f"bundle is {size} bytes, over the pack limit of {limit}")]
+    return result

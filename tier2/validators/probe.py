@@ -78,7 +78,7 @@ async def _input_probe(s: GameSession, label: str, key: str) -> InputProbe:
     frames = await s.evaluate(_FRAMES_JS, _REACT_FRAMES)
     await s.p.keyboard.up(key)
     for i, snap in enumerate(frames, start=1):
-        changed = state_delta(probe.idle_after, snap) - drift
+        changed = state_delta(probe.idle_after, snap, both=True) - drift
         if {k for k in changed if k.split(".")[-1] not in TIME_KEYS}:
             probe.frames_to_react = i
             break

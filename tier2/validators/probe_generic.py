@@ -23,23 +23,29 @@ from tier2.validators.trace import InputProbe, PlayTrace
 __all__ = ["probe_generic_game", "START_SWEEP", "INPUT_SWEEP"]
 
 START_SWEEP: tuple[str, ...] = ("Space", "Enter", "KeyS", "click")
-INPUT_SWEEP: tuple[str, ...] = ("click-interactive", "ArrowRight", "Space", "click", "ArrowLeft", "ArrowUp", "KeyW",
-                                "KeyD", "Enter", "KeyA", "ArrowDown")
+INPUT_SWEEP: tuple[str, ...] = ("click-interactive", "ArrowRight", "Space", "click-grid", "ArrowLeft", "ArrowUp",
+                                "KeyW", "KeyD", "Enter", "KeyA", "ArrowDown")
 _MAX_START_STAGES = 3
 _REACT_FRAMES = 12
 
+# Objects get a stable id (a non-enumerable tag) so a spawned bullet does not shift every other object's key.
 _SNAPSHOT_JS = """() => {
   const g = window.__tier2Game;
   if (!g || !g.scene) return null;
+  window.__t2ids = window.__t2ids || 1;
   const r = (v) => (typeof v === 'number' && isFinite(v)) ? Math.round(v) : null;
-  const scenes = (g.scene.getScenes ? g.scene.getScenes(true) : []).map((s) => {
+  const active = g.scene.getScenes ? g.scene.getScenes(true) : [];
+  const objects = {};
+  for (const s of active) {
     const list = (s.children && s.children.list) ? s.children.list : [];
-    return {key: s.sys.settings.key, count: list.length, objects: list.slice(0, 60).map((o) => [
-      o.type, r(o.x), r(o.y), o.visible ? 1 : 0, r((o.alpha || 0) * 100),
-      (typeof o.text === 'string') ? o.text.slice(0, 60) : null,
-      (o.frame && o.frame.name !== undefined) ? String(o.frame.name) : null])};
-  });
-  return {scenes};
+    for (const o of list.slice(0, 120)) {
+      if (!o.__t2id) Object.defineProperty(o, '__t2id', {value: window.__t2ids++, enumerable: false});
+      objects[s.sys.settings.key + '#' + o.__t2id] = {type: o.type, x: r(o.x), y: r(o.y), visible: o.visible ? 1 : 0,
+        alpha: r((o.alpha || 0) * 100), text: (typeof o.text === 'string') ? o.text.slice(0, 60) : null,
+        frame: (o.frame && o.frame.name !== undefined) ? String(o.frame.name) : null};
+    }
+  }
+  return {scenes: active.map((s) => s.sys.settings.key).join(','), objects};
 }"""
 
 _STEP_JS = """(ms) => {
@@ -92,6 +98,13 @@ async def _act(s: GameSession, action: str, down: bool) -> None:
     if action.startswith("click"):
         if not down:
             return
+        if action == "click-grid":  # a 3x3 grid over the canvas, one frame apart
+            box = await s.canvas_box() or {"x": 0, "y": 0, "width": 800, "height": 600}
+            for fx in (0.25, 0.5, 0.75):
+                for fy in (0.3, 0.5, 0.7):
+                    await s.p.mouse.click(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
+                    await s.advance(1000 / 60)
+            return
         points = await s.evaluate(_INTERACTIVE_JS) if action == "click-interactive" else []
         x, y = points[0] if points else await _center(s)
         await s.p.mouse.move(x, y)
@@ -113,7 +126,7 @@ async def _probe_input(s: GameSession, action: str) -> InputProbe:
     frames = await s.evaluate(_FRAMES_JS, _REACT_FRAMES)
     await _act(s, action, down=False)
     for i, snap in enumerate(frames, start=1):
-        if {k for k in state_delta(probe.idle_after, snap) - drift if k.split(".")[-1] not in TIME_KEYS}:
+        if {k for k in state_delta(probe.idle_after, snap, both=True) - drift if k.split(".")[-1] not in TIME_KEYS}:
             probe.frames_to_react = i
             break
     await s.advance(50)
@@ -121,15 +134,26 @@ async def _probe_input(s: GameSession, action: str) -> InputProbe:
     return probe
 
 
-async def _settle(s: GameSession, trace: PlayTrace, budget_ms: float) -> list[str]:
-    """Advance until the set of active scenes has been stable for half a second of game time."""
+async def _sweep(s: GameSession) -> InputProbe:
+    probe = InputProbe(label="none", key="none")
+    for action in INPUT_SWEEP:
+        probe = await _probe_input(s, action)
+        if probe.frames_to_react is not None:
+            break
+    return probe
+
+
+async def _settle(s: GameSession, trace: PlayTrace, budget_ms: float, real_s: float = 10.0) -> list[str]:
+    """Advance until the set of active scenes has been stable for half a second of game time (giving assets,
+    which load in real time, at least ``real_s`` seconds)."""
     scenes: list[str] = []
     elapsed = 0.0
     stable = 0
-    while elapsed < budget_ms:
+    deadline = time.monotonic() + real_s
+    while elapsed < budget_ms or (not scenes and time.monotonic() < deadline):
         info = await s.evaluate(_STEP_JS, 100)
         elapsed += 100
-        await asyncio.sleep(0.01)  # let real-time work (image decoding, asset requests) progress
+        await asyncio.sleep(0.01 if info["scenes"] else 0.05)  # let real-time work (asset loading) progress
         trace.hook_present = info["game"]
         if info["booted"] and info["scenes"]:
             stable = stable + 1 if info["scenes"] == scenes else 0
@@ -171,6 +195,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
             now = await _settle(s, trace, budget_ms=5_000)
             if set(now) - set(scenes):  # a new scene started (a preloader stopping is not progress)
                 probe.label = f"start:{action}"
+                probe.after = await _snapshot(s)  # the transition, once it has settled
                 trace.inputs.append(probe)
                 trace.notes.append(f"start sweep: {action} moved {scenes} → {now}")
                 scenes = now
@@ -178,13 +203,11 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
         else:
             break
     t = trace.lap("start_sweep", t)
-    for action in INPUT_SWEEP:
-        probe = await _probe_input(s, action)
-        if probe.frames_to_react is not None:
-            trace.inputs.append(probe)
-            break
-    else:
-        trace.inputs.append(probe)
+    probe = await _sweep(s)
+    if probe.frames_to_react is None:  # intros and "get ready" timers: give the game 3 s and sweep again
+        await s.advance(3000)
+        probe = await _sweep(s)
+    trace.inputs.append(probe)
     t = trace.lap("input_sweep", t)
     before = int(await s.evaluate("() => window.__tier2Game.loop.frame"))
     await s.advance(300)

@@ -103,20 +103,30 @@ class ValidationRunner:
         t = self.policy.timeouts
         started = time.monotonic()
         probe = probe_contract_game if mode == "contract" else probe_generic_game
-        trace = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root, boot_timeout_s=t.boot_s,
-                            total_timeout_s=t.validation_s, tables=tables, force_canvas=True)
-        if not trace.booted and not trace.timed_out:  # maybe a WebGL-only game: play it on the default renderer
-            fallback = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root,
-                                   boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
-                                   force_canvas=False)
-            if fallback.booted:
-                fallback.notes.append("does not boot on the Canvas renderer; probed on the default renderer")
-                trace = fallback
-        trace.lap("main_session", started)
-        started = time.monotonic()
-        await smoke_default_renderer(self.pool, target.url, out_dir, trace, serve_root=target.serve_root,
-                                     boot_timeout_s=t.boot_s, total_timeout_s=min(t.validation_s, 20.0))
-        trace.lap("default_renderer_smoke", started)
+        smoke_trace = PlayTrace()
+        # the default-renderer smoke runs in its own context beside the main (Canvas) play: two cores, two pages
+        smoke = asyncio.create_task(_timed(smoke_default_renderer(
+            self.pool, target.url, out_dir, smoke_trace, serve_root=target.serve_root, boot_timeout_s=t.boot_s,
+            total_timeout_s=min(t.validation_s, 20.0))))
+        try:
+            trace = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root,
+                                boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
+                                force_canvas=True)
+            if not trace.booted and not trace.timed_out:  # maybe a WebGL-only game: play it on the default renderer
+                fallback = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root,
+                                       boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
+                                       force_canvas=False)
+                if fallback.booted:
+                    fallback.notes.append("does not boot on the Canvas renderer; probed on the default renderer")
+                    trace = fallback
+            trace.lap("main_session", started)
+        finally:
+            _, smoke_ms = await smoke
+        trace.timings_ms["default_renderer_smoke"] = smoke_ms
+        trace.errors = smoke_trace.errors + trace.errors
+        trace.pixels = smoke_trace.pixels + trace.pixels
+        trace.screenshots = smoke_trace.screenshots + trace.screenshots
+        trace.default_renderer = smoke_trace.default_renderer
         return trace
 
     async def _l3(self, screenshots: list[str], brief: str) -> ValidationResult:

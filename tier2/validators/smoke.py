@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +33,19 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
     if not await s.load(boot_timeout_s):
         return
     info: dict[str, Any] = {}
-    for _ in range(60):
+    deadline = time.monotonic() + boot_timeout_s  # assets load in real time while game time is ours
+    stable, last = 0, None
+    while time.monotonic() < deadline:
         info = await s.evaluate(_STEP_JS, 100)
         if info["booted"] and set(info["scenes"]) - _BOOT_SCENES:
             break
+        stable = stable + 1 if info["scenes"] and info["scenes"] == last else 0
+        last = info["scenes"]
+        if stable >= 5:  # e.g. a "click to start" boot screen: booted, waiting for the player
+            break
         if s.log.page_errors:
             break
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(0.005 if info["scenes"] else 0.05)
     result["booted"] = bool(info.get("booted") and info.get("scenes"))
     result["renderer"] = {1: "canvas", 2: "webgl"}.get(info.get("renderer"), info.get("renderer"))
     if not result["booted"]:

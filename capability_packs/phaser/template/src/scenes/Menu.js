@@ -41,7 +41,8 @@ export default class Menu extends Phaser.Scene {
     });
 
     const hint = this.add.text(L.cx, L.hintY, theme.texts.start_hint, {
-      fontFamily: L.font, fontSize: '22px', color: pal.good, fontStyle: 'bold',
+      fontFamily: L.font, fontSize: '22px', color: pal.good, fontStyle: 'bold', align: 'center',
+      wordWrap: { width: L.card.w - 40 },
     }).setOrigin(0.5);
     this.tweens.add({ targets: hint, alpha: 0.35, duration: L.blinkMs, yoyo: true, repeat: -1 });
     this.add.text(L.cx, L.controlsY, theme.texts.controls_hint, {

@@ -1,0 +1,66 @@
+"""`tier2 validate` through the CLI: exit codes, report files, generic mode on real games nobody here wrote."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import run_cli
+from tier2.settings.loader import REPO_ROOT
+from tier2.testing.corpus import fetch_create_game_demos
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
+TEMPLATE = REPO_ROOT / "capability_packs/phaser/template"
+
+
+def test_tier2_project_passes_with_json_and_html_reports(tmp_path: Path) -> None:
+    game = tmp_path / "game"
+    shutil.copytree(TEMPLATE, game)
+    proc = run_cli("validate", str(game), "--json", "--out", str(tmp_path / "r"),
+                   env={"TIER2_WORKSPACES": str(tmp_path / "ws")})
+    assert proc.returncode == 0, proc.stderr + proc.stdout[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["mode"] == "contract" and report["passed"]
+    assert (tmp_path / "r/report.json").exists() and "<table>" in (tmp_path / "r/report.html").read_text()
+
+
+def test_failing_game_exits_one_and_names_the_gate(tmp_path: Path) -> None:
+    game = tmp_path / "game"
+    shutil.copytree(TEMPLATE, game)
+    (game / "src/main.js").write_text((game / "src/main.js").read_text() + "\nfunction broken( {\n")
+    proc = run_cli("validate", str(game), env={"TIER2_WORKSPACES": str(tmp_path / "ws")})
+    assert proc.returncode == 1
+    assert "FAIL L1 l1.builds" in proc.stdout and "verdict: FAIL" in proc.stdout
+
+
+def test_oversized_bundle_fails_the_build_gate(tmp_path: Path) -> None:
+    game = tmp_path / "game"
+    shutil.copytree(TEMPLATE, game)
+    blob = "x" * (30 * 1024 * 1024)
+    (game / "src/blob.js").write_text(f"export const BLOB = '{blob}';\n")
+    (game / "src/main.js").write_text("import { BLOB } from './blob.js';\nwindow.__blob = BLOB.length;\n"
+                                      + (game / "src/main.js").read_text())
+    proc = run_cli("validate", str(game), env={"TIER2_WORKSPACES": str(tmp_path / "ws")})
+    assert proc.returncode == 1 and "over the pack limit" in proc.stdout
+
+
+@pytest.mark.parametrize(("target", "needle"), [("/definitely/not/here", "is not a directory"),
+                                                ("http://203.0.113.7/game/", "only loopback URLs")])
+def test_bad_targets_are_usage_errors(target: str, needle: str, tmp_path: Path) -> None:
+    proc = run_cli("validate", target, env={"TIER2_WORKSPACES": str(tmp_path)})
+    assert proc.returncode == 2 and needle in proc.stderr
+
+
+def test_generic_mode_on_a_real_phaser_demo(tmp_path: Path) -> None:
+    try:
+        demos = fetch_create_game_demos(REPO_ROOT / "workspaces" / ".cache")
+    except RuntimeError as exc:  # pragma: no cover - only without the npm registry
+        pytest.skip(f"cannot fetch the create-game demos: {exc}")
+    proc = run_cli("validate", str(demos["coin-clicker"]), "--json", "--out", str(tmp_path / "r"),
+                   env={"TIER2_WORKSPACES": str(tmp_path / "ws")})
+    report = json.loads(proc.stdout)
+    assert report["mode"] == "generic"
+    assert proc.returncode == 0, [(g["id"], g["summary"]) for g in report["gates"] if not g["passed"]]
