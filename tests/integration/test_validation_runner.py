@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import pytest
 
 from tier2.settings.loader import Policy
+from tier2.testing.mutants import CONTRACT_MUTANTS
 from tier2.validators import ValidationRunner
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -47,40 +47,14 @@ async def test_template_game_passes_every_l1_gate(pool, pack, template_copy: Pat
     assert all(Path(p).exists() for p in report.screenshots)
 
 
-MUTANTS = {
-    "crash_at_boot": (lambda p: _append(p / "src/main.js", "spawnBossThatDoesNotExist(game);"),
-                      {"l1.no_errors", "l1.boots"}),
-    "syntax_error": (lambda p: _append(p / "src/scenes/Play.js", "function broken( {"), {"l1.builds"}),
-    "input_ignored": (lambda p: _edit(p / "src/scenes/Play.js", "(ev) => this.onKey(ev)", "(ev) => void ev"),
-                      {"l1.input_changes_state"}),
-    "crash_after_input": (lambda p: _edit(p / "src/scenes/Play.js", "(ev) => this.onKey(ev)",
-                                          "(ev) => { this.onKey(ev); undefinedAfterInput(ev); }"), {"l1.no_errors"}),
-    "loop_stopped": (lambda p: _append(p / "src/main.js", "let steps = 0;\n"
-                                       "game.events.on('poststep', () => { if (++steps === 30) game.loop.sleep(); });"),
-                     {"l1.frames_advance"}),
-    "invented_api": (lambda p: _edit(p / "src/scenes/Play.js", "  create() {\n",
-                                     "  create() {\n    if (this.tables === 42) this.add.superSprite(0, 0);\n"),
-                     {"l1.engine_calls"}),
-    "removed_api": (lambda p: _edit(p / "src/scenes/Play.js", "  create() {\n",
-                                    "  create() {\n    if (this.tables === 42) this.tweens.timeline({});\n"),
-                    {"l1.engine_calls"}),
-    "empty_shell_wins_by_itself": (lambda p: _edit(p / "src/scenes/Play.js", "    tick(this.st, delta);\n",
-                                                   "    tick(this.st, delta);\n    this.st.outcome = 'won';\n"),
-                                   {"l1.latch_split"}),
-    "invisible": (lambda p: _edit(p / "index.html", "</head>", "<style>canvas{visibility:hidden}</style></head>"),
-                  {"l1.canvas_not_blank"}),
+# Defects beyond the shared operator catalogue (tier2.testing.mutants): blocking dialogs and network calls.
+EXTRA_MUTANTS = {
     "alert_dialog": (lambda p: _append(p / "src/main.js", "window.alert('hello from the game');"), {"l1.no_errors"}),
     "network_fetch": (lambda p: _append(p / "src/main.js", "fetch('https://example.invalid/track.gif');"),
                       {"l1.no_errors"}),
-    "dangling_order_item": (
-        lambda p: (p / "data/orders.json").write_text(json.dumps(
-            {"orders": [{"id": "o1", "customer": "X", "item": "unicorn_tears", "qty": 1, "reward": 5}]})),
-        {"l1.no_errors", "l1.boots", "l1.data_linkage"}),
-    "unprofitable_economy": (
-        lambda p: (p / "data/orders.json").write_text(json.dumps({"orders": [
-            {**o, "reward": 1} for o in json.loads((p / "data/orders.json").read_text())["orders"]]})),
-        {"l1.economy"}),
 }
+MUTANTS = {m.defect: (m.apply, set(m.intended_gates)) for m in CONTRACT_MUTANTS if m.defect != "infinite_loop"}
+MUTANTS.update(EXTRA_MUTANTS)
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))

@@ -54,6 +54,15 @@ def _inject(method: str, code: str) -> Callable[[Path], None]:
     return apply
 
 
+def _missing_asset(root: Path) -> None:
+    """Load an image file that does not exist (in preload() when a scene has one, else from create())."""
+    try:
+        _inject("preload", "    this.load.image('hero-missing', 'assets/hero-that-was-never-drawn.png');")(root)
+    except MutationError:
+        _inject("create", "    this.load.image('hero-missing', 'assets/hero-that-was-never-drawn.png');"
+                          " this.load.start();")(root)
+
+
 def _entry(root: Path) -> Path:
     return root / "src" / "main.js"
 
@@ -75,8 +84,7 @@ _SHARED: list[Mutant] = [
                              " if (++n === 60) this.game.loop.sleep(); }); }")),
     Mutant("everything_invisible", frozenset({"l1.canvas_not_blank"}),
            lambda r: _edit(r / "index.html", "</head>", "<style>canvas{visibility:hidden!important}</style></head>")),
-    Mutant("missing_asset", frozenset({"l1.no_errors"}),
-           _inject("preload", "    this.load.image('hero-missing', 'assets/hero-that-was-never-drawn.png');")),
+    Mutant("missing_asset", frozenset({"l1.no_errors"}), lambda r: _missing_asset(r)),
     Mutant("syntax_error", frozenset({"l1.builds"}), lambda r: _append(_entry(r), "function broken( {")),
     Mutant("invented_api", frozenset({"l1.engine_calls"}),
            _inject("create", "    if (this.sys === null) this.add.superSprite(0, 0, 'hero');")),

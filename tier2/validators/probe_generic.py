@@ -134,6 +134,16 @@ async def _probe_input(s: GameSession, action: str) -> InputProbe:
     return probe
 
 
+async def _pointer_tour(s: GameSession) -> None:
+    """What every player does: once intros are over, move the pointer around the screen (hover handlers run)."""
+    await s.advance(2500)
+    box = await s.canvas_box() or {"x": 0, "y": 0, "width": 800, "height": 600}
+    for fx, fy in ((0.1, 0.1), (0.5, 0.15), (0.9, 0.1), (0.85, 0.5), (0.5, 0.5), (0.15, 0.5), (0.1, 0.9),
+                   (0.5, 0.85), (0.9, 0.9), (0.02, 0.5)):
+        await s.p.mouse.move(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy, steps=2)
+        await s.advance(2 * 1000 / 60)
+
+
 async def _sweep(s: GameSession) -> InputProbe:
     probe = InputProbe(label="none", key="none")
     for action in INPUT_SWEEP:
@@ -208,6 +218,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
         await s.advance(3000)
         probe = await _sweep(s)
     trace.inputs.append(probe)
+    await _pointer_tour(s)
     t = trace.lap("input_sweep", t)
     before = int(await s.evaluate("() => window.__tier2Game.loop.frame"))
     await s.advance(300)
