@@ -84,7 +84,7 @@ def _check_skill(path: Path) -> None:
 @functools.cache
 def load_pack(packs_dir: Path, pack_id: str, skills_root: Path) -> Pack:
     """Load and validate ``<packs_dir>/<pack_id>/pack.yaml``."""
-    root = packs_dir / pack_id
+    root = (packs_dir / pack_id).resolve()
     manifest_path = root / "pack.yaml"
     if not manifest_path.exists():
         raise PackError(f"unknown capability pack {pack_id!r}: {manifest_path} not found")
@@ -94,7 +94,7 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path) -> Pack:
         raise PackError(f"invalid pack manifest {manifest_path}: {exc}") from exc
     if manifest.id != pack_id:
         raise PackError(f"{manifest_path}: id {manifest.id!r} does not match directory {pack_id!r}")
-    pack = Pack(manifest=manifest, root=root, skills_root=skills_root)
+    pack = Pack(manifest=manifest, root=root, skills_root=skills_root.resolve())
     if not pack.template_dir.is_dir():
         raise PackError(f"pack {pack.ref}: template dir {pack.template_dir} missing")
     for rel in (manifest.build.entry, manifest.build.html):

@@ -14,7 +14,7 @@ from pathlib import Path
 from tier2.errors import ToolchainMissing
 from tier2.packs import Pack
 
-__all__ = ["BuildError", "BuildResult", "run_build", "parse_diagnostics", "sha256_file"]
+__all__ = ["BuildError", "BuildResult", "run_build", "run_esbuild", "parse_diagnostics", "sha256_file"]
 
 # "✘ [ERROR] Expected ";" but found "{"\n\n    src/scenes/Play.js:25:22:"
 _DIAG = re.compile(r"\[(ERROR|WARNING)\]\s+(?P<msg>.+?)\n\s*\n\s+(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+):", re.S)
@@ -85,19 +85,16 @@ def build_command(pack: Pack, project: Path) -> list[str]:
     return cmd
 
 
-async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0) -> BuildResult:
-    """Bundle ``project`` into ``dist/`` (bundle + index.html). Never raises for build errors."""
-    pack.check_toolchain()
-    profile = pack.manifest.build
-    started = time.monotonic()
-    if not (project / profile.entry).exists():
-        return BuildResult(ok=False, errors=[BuildError(f"entry point {profile.entry} does not exist")])
+async def run_esbuild(
+    pack: Pack, cmd: list[str], cwd: Path, timeout_s: float, started: float,
+) -> tuple[BuildResult | None, str, list[BuildError]]:
+    """Run one esbuild command (engine resolved from the pack's node_modules) with a timeout.
+
+    Returns (a failed BuildResult or None, the log, warnings)."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NODE_PATH": str(pack.node_modules)}
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *build_command(pack, project), cwd=project, env=env,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        )
+        proc = await asyncio.create_subprocess_exec(*cmd, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.STDOUT)
     except OSError as exc:
         raise ToolchainMissing(f"cannot run esbuild: {exc}") from exc
     try:
@@ -105,13 +102,27 @@ async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0) -> Build
     except TimeoutError:
         proc.kill()
         await proc.wait()
-        return BuildResult(ok=False, errors=[BuildError(f"esbuild timed out after {timeout_s:.0f}s")])
+        return BuildResult(ok=False, errors=[BuildError(f"esbuild timed out after {timeout_s:.0f}s")]), "", []
     log = out.decode(errors="replace")
     errors, warnings = parse_diagnostics(log)
-    duration = int((time.monotonic() - started) * 1000)
     if proc.returncode != 0:
         errors = errors or [BuildError(f"esbuild exited with {proc.returncode}: {log.strip()[-400:]}")]
-        return BuildResult(ok=False, errors=errors, warnings=warnings, log=log, duration_ms=duration)
+        duration = int((time.monotonic() - started) * 1000)
+        return BuildResult(ok=False, errors=errors, warnings=warnings, log=log, duration_ms=duration), log, warnings
+    return None, log, warnings
+
+
+async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0) -> BuildResult:
+    """Bundle ``project`` into ``dist/`` (bundle + index.html). Never raises for build errors."""
+    pack.check_toolchain()
+    profile = pack.manifest.build
+    started = time.monotonic()
+    if not (project / profile.entry).exists():
+        return BuildResult(ok=False, errors=[BuildError(f"entry point {profile.entry} does not exist")])
+    failed, log, warnings = await run_esbuild(pack, build_command(pack, project), project, timeout_s, started)
+    if failed is not None:
+        return failed
+    duration = int((time.monotonic() - started) * 1000)
     bundle = project / profile.outfile
     html_src = project / profile.html
     if not html_src.exists():

@@ -7,8 +7,6 @@ rewritten to load the bundle.
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
 import shutil
 import time
@@ -16,7 +14,7 @@ from pathlib import Path
 
 from tier2.errors import BadInput
 from tier2.packs import Pack
-from tier2.toolchain.esbuild import BuildError, BuildResult, parse_diagnostics, sha256_file
+from tier2.toolchain.esbuild import BuildError, BuildResult, run_esbuild, sha256_file
 
 __all__ = ["build_generic_project", "find_entry", "MODULE_SCRIPT"]
 
@@ -55,20 +53,10 @@ async def build_generic_project(pack: Pack, project: Path, out: Path, timeout_s:
             shutil.copyfile(src, out / ref.lstrip("/"))
     cmd = [str(pack.esbuild), entry, "--bundle", "--format=iife", "--minify", "--target=es2020",
            f"--outfile={out / 'bundle.js'}", "--log-level=warning", "--color=false", "--loader:.json=json"]
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NODE_PATH": str(pack.node_modules)}
-    proc = await asyncio.create_subprocess_exec(*cmd, cwd=project, env=env, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.STDOUT)
-    try:
-        log_bytes, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        return BuildResult(ok=False, errors=[BuildError(f"esbuild timed out after {timeout_s:.0f}s")])
-    log = log_bytes.decode(errors="replace")
-    errors, warnings = parse_diagnostics(log)
+    failed, log, warnings = await run_esbuild(pack, cmd, project, timeout_s, started)
+    if failed is not None:
+        return failed
     duration = int((time.monotonic() - started) * 1000)
-    if proc.returncode != 0:
-        return BuildResult(ok=False, errors=errors or [BuildError(log.strip()[-400:])], log=log, duration_ms=duration)
     page = MODULE_SCRIPT.sub('<script src="bundle.js"></script>', html, count=1)
     if "bundle.js" not in page:
         page = page.replace("</body>", '<script src="bundle.js"></script></body>')
