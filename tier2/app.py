@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from urllib.parse import urlparse
 
 from agentscope.app import create_app
+from agentscope.app.deps import get_current_user_id
 from agentscope.app.message_bus import RedisMessageBus
 from agentscope.app.storage import RedisStorage
 from fastapi import FastAPI
@@ -18,6 +19,8 @@ from tier2.models.offline import OfflineCredential
 from tier2.packs import load_pack
 from tier2.runs import open_runtime
 from tier2.service import health, runs
+from tier2.service.auth import tenant_of
+from tier2.settings.api_keys import ApiKeys
 from tier2.settings.loader import Settings
 from tier2.workspace import ProjectWorkspaceManager
 
@@ -50,7 +53,6 @@ def build_app(settings: Settings, redis_url: str) -> FastAPI:
     async def lifespan(a: FastAPI) -> AsyncIterator[None]:
         async with open_runtime(settings, redis_url) as rt:
             a.state.tier2 = rt
-            a.state.tier2_tasks = {}
             async with agentscope_lifespan(a):
                 yield
             tasks = list(a.state.tier2_tasks.values())
@@ -59,6 +61,10 @@ def build_app(settings: Settings, redis_url: str) -> FastAPI:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     app.router.lifespan_context = lifespan
+    app.state.tier2_api_keys = ApiKeys.from_env()
+    app.state.tier2_tasks = {}
+    app.state.tier2_cancels = {}
+    app.dependency_overrides[get_current_user_id] = tenant_of  # AgentScope's routes use the same tenants
     app.include_router(health.router)
     app.include_router(runs.router)
     return app

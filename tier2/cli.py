@@ -114,8 +114,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from tier2.app import build_app
+    from tier2.settings.api_keys import ApiKeys
 
     settings = Settings()
+    if not ApiKeys.from_env().enabled and args.host not in ("127.0.0.1", "localhost", "::1"):
+        raise BadInput(f"refusing to serve on {args.host} without API keys: set TIER2_API_KEYS=tenant:key,... "
+                       "(with no keys tier2 runs in single-user local mode on loopback only)")
 
     def serve(url: str) -> int:
         app = build_app(settings, url)

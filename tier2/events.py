@@ -20,6 +20,7 @@ __all__ = [
     "ToolStarted",
     "ToolFinished",
     "GateResult",
+    "CancelRequested",
     "RunFinished",
     "Tier2Event",
     "EVENT_ADAPTER",
@@ -86,6 +87,11 @@ class GateResult(_Event):
     summary: str = ""
 
 
+class CancelRequested(_Event):
+    type: Literal["cancel_requested"] = "cancel_requested"
+    by: str = ""
+
+
 class RunFinished(_Event):
     type: Literal["run_finished"] = "run_finished"
     status: Literal["delivered", "failed", "stopped"]
@@ -94,7 +100,7 @@ class RunFinished(_Event):
 
 
 Tier2Event = Annotated[
-    RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | RunFinished,
+    RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | CancelRequested | RunFinished,
     Field(discriminator="type"),
 ]
 

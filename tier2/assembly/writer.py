@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +52,7 @@ def writer_permissions(project: Path) -> PermissionContext:
 
 async def build_writer(
     *, project_id: str, project: Path, pack: Pack, policy: Policy, model: ChatModelBase,
-    runner: ValidationRunner, reports_dir: Path,
+    runner: ValidationRunner, reports_dir: Path, cancelled: Callable[[], bool] | None = None,
 ) -> WriterHandle:
     workspace = project_workspace(project_id, project, pack.skill_dirs)
     await workspace.initialize()
@@ -65,7 +66,7 @@ async def build_writer(
     )
     agent = Agent(
         name="writer", system_prompt=system_prompt, model=model, toolkit=toolkit,
-        middlewares=build_middlewares(str(project.resolve())),
+        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False)),
         state=AgentState(permission_context=writer_permissions(project)),
         offloader=workspace, react_config=ReActConfig(max_iters=policy.writer.max_iters),
     )

@@ -40,6 +40,8 @@ class RunRequest:
     model: str | None = None
     project_id: str | None = None
     run_id: str | None = None
+    #: set to request a stop; the run ends ``stopped`` at the next step (or at once, with Task.cancel())
+    cancel: asyncio.Event | None = None
 
 
 @dataclass
@@ -110,9 +112,12 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     info = new_project(rt.pack, dest, req.project_id)
     project = Path(info.path)
     model_info = {"route": route_name, "kind": route.kind, "model": route.model}
-    await rt.store.create_run(run_id, {"status": "running", "phase": "setup", "brief": brief,
-                                       "project_id": info.project_id, "project_dir": str(project),
-                                       "model": model_info, "policy": policy.source_hash})
+    fields = {"status": "running", "phase": "setup", "brief": brief, "project_id": info.project_id,
+              "project_dir": str(project), "model": model_info, "policy": policy.source_hash}
+    if req.run_id is None:  # a fresh run from the CLI; the service wrote the accepted record already
+        await rt.store.create_run(run_id, fields)
+    else:
+        await rt.store.update_run(run_id, **fields)
     await run.emit(RunStarted(run_id=run_id, brief=brief, project_id=info.project_id, project_dir=str(project),
                               model_route=route_name, model=route.model, pack=rt.pack.ref))
     reports = project / ".tier2" / "reports"
@@ -121,8 +126,10 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     status, reason, report = "failed", "", None
     report_path: Path | None = None
     try:
+        cancel = req.cancel
         handle = await build_writer(project_id=info.project_id, project=project, pack=rt.pack, policy=policy,
-                                    model=model, runner=runner, reports_dir=reports)
+                                    model=model, runner=runner, reports_dir=reports,
+                                    cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
         run.mark("setup_done")
         await _phase(run, "implement", f"writer {route_name}")
         message: Msg = UserMsg("user", render_prompt("run_request", brief=brief, project=project))
@@ -149,8 +156,9 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
             message = UserMsg("user", render_prompt("fix_round", feedback=report.feedback()))
             await _phase(run, "implement", f"fix round {round_no + 1}")
     except asyncio.CancelledError:
-        status, reason = "stopped", "cancelled"
-        raise
+        status, reason = "stopped", "cancelled by request"
+        if req.cancel is None or not req.cancel.is_set():
+            raise  # a shutdown, not a request: finish the record below, then let the task end cancelled
     except Tier2Error as exc:
         status, reason = "failed", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # noqa: BLE001 - no silent failure: every crash becomes a terminal reason

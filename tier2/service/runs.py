@@ -1,26 +1,28 @@
-"""``/v1/runs``: submit a brief, watch it (SSE with ids), fetch the delivery and its artifacts.
+"""``/v1/runs``: submit a brief (idempotently), watch it (SSE with ids), cancel it, fetch the delivery.
 
-This is the skeleton's in-process version: runs execute as tasks of the serving process. Idempotency keys,
-tenants, leases and crash recovery come with the durable run platform.
+Every route is tenant-scoped (`auth.tenant_of`): another tenant's run is a 404. Runs execute as tasks of the
+serving process; leases, workers and crash recovery come with the durable run platform.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Request
-from fastapi.responses import FileResponse, StreamingResponse
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
+from fastapi.responses import FileResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from tier2.errors import BadInput, ModelRouteError
-from tier2.events import TERMINAL_STATUSES
+from tier2.events import TERMINAL_STATUSES, CancelRequested, RunFinished
 from tier2.runs import RunRequest, Runtime, execute_run, validate_brief
 from tier2.runs.generate import new_run_id
+from tier2.service.auth import tenant_of
 from tier2.workspace.projects import project_id_for
 
 __all__ = ["router"]
@@ -42,15 +44,24 @@ def _rt(request: Request) -> Runtime:
     return request.app.state.tier2
 
 
-async def _run_or_404(rt: Runtime, run_id: str) -> dict[str, Any]:
-    record = await rt.store.get_run(run_id)
-    if record is None:
+async def _run_or_404(rt: Runtime, run_id: str, tenant: str) -> dict[str, Any]:
+    record = await rt.store.get_run(run_id) if len(run_id) <= 64 else None
+    if record is None or record.get("tenant") != tenant:  # another tenant's run does not exist for you
         raise HTTPException(404, f"unknown run {run_id!r}")
     return record
 
 
+def _body_sha(body: RunCreate) -> str:
+    return hashlib.sha256(json.dumps(body.model_dump(), sort_keys=True).encode()).hexdigest()
+
+
 @router.post("/runs", status_code=202)
-async def create_run(body: RunCreate, request: Request) -> dict[str, Any]:
+async def create_run(
+    body: RunCreate, request: Request, response: Response, tenant: str = Depends(tenant_of),
+    idempotency_key: str | None = Header(default=None, alias="Idempotency-Key", max_length=200),
+) -> dict[str, Any]:
+    """Accept a brief. With ``Idempotency-Key`` a retry with the same body returns the same run and response;
+    the same key with a different body is a 409. The run record is durable before this returns."""
     rt = _rt(request)
     try:
         brief = validate_brief(body.brief, rt.security.brief)
@@ -59,42 +70,79 @@ async def create_run(body: RunCreate, request: Request) -> dict[str, Any]:
         raise HTTPException(422, str(exc)) from exc
     run_id = new_run_id()
     project_id = project_id_for(f"game-{run_id[2:14]}")
-    await rt.store.create_run(run_id, {"status": "queued", "phase": "setup", "brief": brief,
-                                       "project_id": project_id})
+    reply = {"run_id": run_id, "project_id": project_id, "status": "queued",
+             "links": {"self": f"/v1/runs/{run_id}", "events": f"/v1/runs/{run_id}/events",
+                       "delivery": f"/v1/runs/{run_id}/delivery", "cancel": f"/v1/runs/{run_id}/cancel"}}
+    record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": tenant,
+              "model_route": body.model}
+    if idempotency_key is not None:
+        created, stored = await rt.store.create_run_idempotent(tenant, idempotency_key, _body_sha(body), run_id,
+                                                               record, reply)
+        if not created:
+            if stored["body_sha"] != _body_sha(body):
+                raise HTTPException(409, "Idempotency-Key was already used with a different request body")
+            response.headers["Idempotent-Replayed"] = "true"
+            return stored["response"]
+    else:
+        await rt.store.create_run(run_id, record)
+    cancel = asyncio.Event()
+    request.app.state.tier2_cancels[run_id] = cancel
     task = asyncio.create_task(_execute(rt, RunRequest(brief=brief, model=body.model, run_id=run_id,
-                                                       project_id=project_id)))
+                                                       project_id=project_id, cancel=cancel)))
     request.app.state.tier2_tasks[run_id] = task
-    task.add_done_callback(lambda _t: request.app.state.tier2_tasks.pop(run_id, None))
-    return {"run_id": run_id, "project_id": project_id, "status": "queued",
-            "links": {"self": f"/v1/runs/{run_id}", "events": f"/v1/runs/{run_id}/events",
-                      "delivery": f"/v1/runs/{run_id}/delivery"}}
+
+    def _forget(_t: asyncio.Task[None]) -> None:
+        request.app.state.tier2_tasks.pop(run_id, None)
+        request.app.state.tier2_cancels.pop(run_id, None)
+
+    task.add_done_callback(_forget)
+    return reply
 
 
 async def _execute(rt: Runtime, req: RunRequest) -> None:
     try:
         await execute_run(rt, req)
+    except asyncio.CancelledError:
+        raise
     except Exception as exc:  # noqa: BLE001 - a run that dies before starting must still end visibly
         log.exception("run %s failed to start", req.run_id)
-        from tier2.events import RunFinished
-
         assert req.run_id is not None
-        await rt.store.update_run(req.run_id, status="failed", stop_reason=f"{type(exc).__name__}: {exc}")
-        await rt.store.append_event(RunFinished(run_id=req.run_id, status="failed",
-                                                stop_reason=f"{type(exc).__name__}: {exc}"))
+        reason = f"{type(exc).__name__}: {exc}"
+        await rt.store.update_run(req.run_id, status="failed", stop_reason=reason)
+        await rt.store.append_event(RunFinished(run_id=req.run_id, status="failed", stop_reason=reason))
 
 
 @router.get("/runs/{run_id}")
-async def get_run(run_id: str, request: Request) -> dict[str, Any]:
-    return await _run_or_404(_rt(request), run_id)
+async def get_run(run_id: str, request: Request, tenant: str = Depends(tenant_of)) -> dict[str, Any]:
+    return await _run_or_404(_rt(request), run_id, tenant)
+
+
+@router.post("/runs/{run_id}/cancel", status_code=202)
+async def cancel_run(run_id: str, request: Request, tenant: str = Depends(tenant_of)) -> dict[str, Any]:
+    """Record "cancel requested" (an event and a field), then stop the run: the in-flight model call or tool is
+    interrupted and no further step starts. "stopped" follows as the run's terminal event."""
+    rt = _rt(request)
+    record = await _run_or_404(rt, run_id, tenant)
+    if record.get("status") in TERMINAL_STATUSES:
+        raise HTTPException(409, f"run {run_id} already ended: {record.get('status')}")
+    await rt.store.update_run(run_id, cancel_requested=True)
+    await rt.store.append_event(CancelRequested(run_id=run_id, by=tenant))
+    flag = request.app.state.tier2_cancels.get(run_id)
+    task = request.app.state.tier2_tasks.get(run_id)
+    if flag is not None:
+        flag.set()
+    if task is not None:
+        task.cancel()
+    return {"run_id": run_id, "status": "cancel_requested"}
 
 
 @router.get("/runs/{run_id}/events")
 async def run_events(
     run_id: str, request: Request, after: int | None = Query(default=None, ge=0),
-    last_event_id: str | None = Header(default=None, alias="Last-Event-ID"),
+    last_event_id: str | None = Header(default=None, alias="Last-Event-ID"), tenant: str = Depends(tenant_of),
 ) -> StreamingResponse:
     rt = _rt(request)
-    await _run_or_404(rt, run_id)
+    await _run_or_404(rt, run_id, tenant)
     cursor = after if after is not None else int(last_event_id) if (last_event_id or "").isdigit() else 0
 
     async def frames() -> AsyncIterator[str]:
@@ -130,8 +178,8 @@ def _project_dir(record: dict[str, Any]) -> Path:
 
 
 @router.get("/runs/{run_id}/delivery")
-async def get_delivery(run_id: str, request: Request) -> dict[str, Any]:
-    record = await _run_or_404(_rt(request), run_id)
+async def get_delivery(run_id: str, request: Request, tenant: str = Depends(tenant_of)) -> dict[str, Any]:
+    record = await _run_or_404(_rt(request), run_id, tenant)
     path = _project_dir(record) / "delivery.json"
     if record.get("status") not in TERMINAL_STATUSES or not path.exists():
         raise HTTPException(409, f"run {run_id} is {record.get('status')}: no delivery yet")
@@ -139,8 +187,8 @@ async def get_delivery(run_id: str, request: Request) -> dict[str, Any]:
 
 
 @router.get("/runs/{run_id}/artifacts/{name:path}")
-async def get_artifact(run_id: str, name: str, request: Request) -> FileResponse:
-    record = await _run_or_404(_rt(request), run_id)
+async def get_artifact(run_id: str, name: str, request: Request, tenant: str = Depends(tenant_of)) -> FileResponse:
+    record = await _run_or_404(_rt(request), run_id, tenant)
     root = _project_dir(record).resolve()
     target = (root / name).resolve()
     allowed = name in _ARTIFACTS or target.is_relative_to(root / "dist")

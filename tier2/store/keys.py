@@ -31,5 +31,8 @@ class Keys:
     def runs_index(self) -> str:
         return f"{self.prefix}:runs"
 
+    def idempotency(self, tenant: str, key: str) -> str:
+        return f"{self.prefix}:idem:{tenant}:{key}"
+
     def project(self, project_id: str) -> str:
         return f"{self.prefix}:project:{project_id}"

@@ -29,6 +29,17 @@ return seq
 """
 
 
+# Accept = durable: the idempotency record, the run record and the index entry are written in one script.
+_CREATE_IDEMPOTENT = """
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+return false
+"""
+
+
 class RunStore:
     """Async access to run records and events; the client is injected (tests pass their own)."""
 
@@ -36,6 +47,7 @@ class RunStore:
         self.r = client
         self.keys = keys or Keys()
         self._append = client.register_script(_APPEND)
+        self._create_idempotent = client.register_script(_CREATE_IDEMPOTENT)
 
     @classmethod
     def from_url(cls, url: str, keys: Keys | None = None) -> RunStore:
@@ -53,6 +65,24 @@ class RunStore:
                 await p.execute()
         except (RedisError, OSError) as exc:
             raise RedisUnavailable(f"cannot write run record: {exc}") from exc
+
+    async def create_run_idempotent(
+        self, tenant: str, idem_key: str, body_sha: str, run_id: str, record: dict[str, Any],
+        response: dict[str, Any],
+    ) -> tuple[bool, dict[str, Any]]:
+        """Create the run unless this tenant already used ``idem_key``: returns (created, stored idempotency
+        record ``{body_sha, run_id, response}``). The caller compares ``body_sha`` to detect a different body."""
+        now = time.time()
+        payload = {"schema_version": SCHEMA_VERSION, "run_id": run_id, "created_at": now, **record}
+        idem = {"schema_version": SCHEMA_VERSION, "body_sha": body_sha, "run_id": run_id, "response": response}
+        try:
+            found = await self._create_idempotent(
+                keys=[self.keys.idempotency(tenant, idem_key), self.keys.run(run_id), self.keys.runs_index()],
+                args=[json.dumps(idem), json.dumps(payload), now, run_id],
+            )
+        except (RedisError, OSError) as exc:
+            raise RedisUnavailable(f"cannot write run record: {exc}") from exc
+        return (found is None), (json.loads(found) if found else idem)
 
     async def update_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
         key = self.keys.run(run_id)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tier2.middleware.cancel import CancelMiddleware
 from tier2.middleware.order import build_middlewares
 from tier2.middleware.path_guard import PathGuardMiddleware, inside
 
@@ -24,4 +25,4 @@ def test_inside_rejects_traversal_and_symlink_escapes(tmp_path: Path) -> None:
 
 
 def test_onion_order_is_declared_once() -> None:
-    assert [type(m) for m in build_middlewares("/tmp/x")] == [PathGuardMiddleware]
+    assert [type(m) for m in build_middlewares("/tmp/x")] == [CancelMiddleware, PathGuardMiddleware]

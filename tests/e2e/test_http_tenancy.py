@@ -1,0 +1,113 @@
+"""Tenants, API keys, idempotent submits and cancel on the real service (uvicorn, Redis, Chromium)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+import uvicorn
+
+from tier2.app import build_app
+from tier2.settings.loader import REPO_ROOT, Settings
+from tier2.testing import FakeOpenAIServer, Reply
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis]
+POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
+A = {"Authorization": "Bearer key-of-tenant-a-123"}
+B = {"Authorization": "Bearer key-of-tenant-b-456"}
+
+
+def _slow_model(body: dict) -> Reply:
+    time.sleep(1.5)  # a model call that takes a while: the cancel lands in the middle of it
+    return Reply(text="still thinking")
+
+
+@pytest.fixture(scope="module")
+async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    root = tmp_path_factory.mktemp("tenancy")
+    config = root / "config"
+    shutil.copytree(REPO_ROOT / "config", config)
+    with FakeOpenAIServer(_slow_model) as slow, pytest.MonkeyPatch.context() as mp:
+        (config / "policy" / "zz-test.yaml").write_text(
+            f"models:\n  slow:\n    kind: openai\n    model: slow-model\n    base_url: {slow.base_url}\n"
+            "    max_retries: 0\n")
+        mp.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-123, tenant-b:key-of-tenant-b-456")
+        settings = Settings(workspaces=root / "ws", redis_url=redis_url, config_dir=config)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url), host="127.0.0.1", port=port,
+                                               log_level="warning", lifespan="on"))
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.05)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            yield client
+        server.should_exit = True
+        await task
+
+
+async def _wait_terminal(client: httpx.AsyncClient, run_id: str, headers: dict) -> dict:
+    for _ in range(600):
+        run = (await client.get(f"/v1/runs/{run_id}", headers=headers)).json()
+        if run["status"] in ("delivered", "failed", "stopped"):
+            return run
+        await asyncio.sleep(0.1)
+    raise AssertionError("run did not finish")
+
+
+async def test_every_route_needs_a_valid_key(service: httpx.AsyncClient) -> None:
+    for method, path in (("POST", "/v1/runs"), ("GET", "/v1/runs/r-x"), ("GET", "/v1/runs/r-x/events"),
+                         ("POST", "/v1/runs/r-x/cancel"), ("GET", "/agent/"), ("GET", "/sessions/?agent_id=a")):
+        r = await service.request(method, path, json={"brief": POTION} if method == "POST" else None)
+        assert r.status_code == 401, (method, path, r.status_code)
+        r = await service.request(method, path, headers={"Authorization": "Bearer wrong-key-000"})
+        assert r.status_code == 401, (method, path)
+    assert (await service.get("/agent/", headers=A)).status_code == 200   # AgentScope's routes use the tenant
+
+
+async def test_idempotent_submit_and_tenant_isolation(service: httpx.AsyncClient) -> None:
+    key = {"Idempotency-Key": f"order-{time.time_ns()}"}
+    first = await service.post("/v1/runs", json={"brief": POTION}, headers={**A, **key})
+    assert first.status_code == 202
+    again = await service.post("/v1/runs", json={"brief": POTION}, headers={**A, **key})
+    assert again.status_code == 202 and again.json() == first.json()
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    other_body = await service.post("/v1/runs", json={"brief": POTION + " at night"}, headers={**A, **key})
+    assert other_body.status_code == 409
+    other_tenant = await service.post("/v1/runs", json={"brief": POTION}, headers={**B, **key})
+    assert other_tenant.status_code == 202 and other_tenant.json()["run_id"] != first.json()["run_id"]
+
+    run_id = first.json()["run_id"]
+    run = await _wait_terminal(service, run_id, A)
+    assert run["status"] == "delivered" and run["tenant"] == "tenant-a"
+    for method, path in (("GET", f"/v1/runs/{run_id}"), ("GET", f"/v1/runs/{run_id}/events"),
+                         ("GET", f"/v1/runs/{run_id}/delivery"), ("POST", f"/v1/runs/{run_id}/cancel"),
+                         ("GET", f"/v1/runs/{run_id}/artifacts/screenshot.png")):
+        assert (await service.request(method, path, headers=B)).status_code == 404, path
+    assert (await service.get(f"/v1/runs/{run_id}/artifacts/screenshot.png", headers=A)).status_code == 200
+    await _wait_terminal(service, other_tenant.json()["run_id"], B)
+
+
+async def test_cancel_records_request_then_stop(service: httpx.AsyncClient) -> None:
+    r = await service.post("/v1/runs", json={"brief": POTION, "model": "slow"}, headers=A)
+    run_id = r.json()["run_id"]
+    for _ in range(100):  # wait until the run is in its (slow) model call
+        if (await service.get(f"/v1/runs/{run_id}", headers=A)).json().get("phase") == "implement":
+            break
+        await asyncio.sleep(0.05)
+    c = await service.post(f"/v1/runs/{run_id}/cancel", headers=A)
+    assert c.status_code == 202 and c.json()["status"] == "cancel_requested"
+    run = await _wait_terminal(service, run_id, A)
+    assert run["status"] == "stopped" and run["cancel_requested"] is True
+    assert "cancel" in run["stop_reason"]
+    events = (await service.get(f"/v1/runs/{run_id}/events", headers=A)).text
+    assert events.index("event: cancel_requested") < events.index("event: run_finished")
+    assert (await service.post(f"/v1/runs/{run_id}/cancel", headers=A)).status_code == 409
+    delivery = (await service.get(f"/v1/runs/{run_id}/delivery", headers=A)).json()
+    assert delivery["status"] == "stopped"
