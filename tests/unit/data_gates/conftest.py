@@ -12,7 +12,8 @@ import pytest
 
 from tier2.settings.loader import REPO_ROOT
 
-CORPUS = Path(os.environ.get("TIER2_CORPUS", "/work/shared/corpus"))
+# shared/ sits beside the project root (on developer machines and in CI); TIER2_CORPUS overrides
+CORPUS = Path(os.environ.get("TIER2_CORPUS", str(REPO_ROOT.parent / "shared" / "corpus")))
 TEMPLATE_DATA = Path(REPO_ROOT) / "capability_packs" / "phaser" / "template" / "data"
 
 
@@ -23,6 +24,8 @@ def load_json(path: Path) -> Any:
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     if not CORPUS.is_dir():
+        if os.environ.get("CI"):  # CI always has shared/ beside the clone: a missing corpus is a failure there
+            pytest.fail(f"real-game corpus not found at {CORPUS}")
         pytest.skip(f"real-game corpus not found at {CORPUS} (set TIER2_CORPUS)")
     return CORPUS
 
