@@ -112,3 +112,35 @@ async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncCl
     seen = await play_in_chromium(pool, f"{service.base_url}/v1/runs/{run_id}/artifacts/dist/index.html")
     assert seen["errors"] == [] and seen["after"]["money"] < seen["before"]["money"]
     assert Path(delivery["preview"]["path"]).exists()
+
+
+EVENT_TYPES = ["run_started", "phase_changed", "model_called", "tool_started", "tool_finished", "gate_result",
+               "cancel_requested", "run_finished"]
+
+
+async def test_browser_eventsource_resumes_after_dropped_connections(service: httpx.AsyncClient, pool) -> None:
+    """A real EventSource in Chromium: the server drops the stream every 4 frames; the browser reconnects with
+    Last-Event-ID and ends up with every event exactly once."""
+    run_id = (await service.post("/v1/runs", json={"brief": POTION})).json()["run_id"]
+    base = str(service.base_url)
+    context = await pool.new_context()
+    try:
+        page = await context.new_page()
+        await page.route(f"{base}/es-test.html", lambda route: route.fulfill(
+            content_type="text/html", body="<!doctype html><title>es</title>"))
+        await page.goto(f"{base}/es-test.html")
+        await page.evaluate("""([url, types]) => {
+            window.ids = []; window.opens = 0; window.done = false;
+            const es = new EventSource(url);
+            es.onopen = () => { window.opens += 1; };
+            for (const t of types) es.addEventListener(t, (e) => {
+                window.ids.push(Number(e.lastEventId));
+                if (t === 'run_finished') { window.done = true; es.close(); }
+            });
+        }""", [f"/v1/runs/{run_id}/events?limit=4", EVENT_TYPES])
+        await page.wait_for_function("window.done === true", timeout=180_000)
+        ids, opens = await page.evaluate("[window.ids, window.opens]")
+    finally:
+        await context.close()
+    assert ids == list(range(1, len(ids) + 1)), ids
+    assert opens >= len(ids) // 4  # it really was dropped and resumed many times

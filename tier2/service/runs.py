@@ -32,6 +32,7 @@ router = APIRouter(prefix="/v1", tags=["runs"])
 #: Files of a project that may be downloaded (anything under dist/ too).
 _ARTIFACTS = {"delivery.json", "screenshot.png"}
 _HEARTBEAT_S = 15.0
+_RETRY_MS = 500
 
 
 class RunCreate(BaseModel):
@@ -139,21 +140,30 @@ async def cancel_run(run_id: str, request: Request, tenant: str = Depends(tenant
 @router.get("/runs/{run_id}/events")
 async def run_events(
     run_id: str, request: Request, after: int | None = Query(default=None, ge=0),
+    limit: int | None = Query(default=None, ge=1, le=100_000, description="end the stream after N frames"),
     last_event_id: str | None = Header(default=None, alias="Last-Event-ID"), tenant: str = Depends(tenant_of),
 ) -> StreamingResponse:
+    """Typed events with monotonic ids. A reconnecting client's ``Last-Event-ID`` wins over ``?after=`` (an
+    EventSource keeps its original URL), so resuming never repeats or skips an event."""
     rt = _rt(request)
     await _run_or_404(rt, run_id, tenant)
-    cursor = after if after is not None else int(last_event_id) if (last_event_id or "").isdigit() else 0
+    if (last_event_id or "").isdigit():
+        cursor = int(last_event_id or 0)
+    else:
+        cursor = after or 0
 
     async def frames() -> AsyncIterator[str]:
         pos = cursor
         idle = 0.0
+        sent = 0
+        yield f"retry: {_RETRY_MS}\n\n"
         while True:
             batch = await rt.store.read_events(run_id, after=pos, count=500)
             for seq, event in batch:
                 pos = seq
                 yield f"id: {seq}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n"
-                if event.type == "run_finished":
+                sent += 1
+                if event.type == "run_finished" or (limit is not None and sent >= limit):
                     return
             if not batch:
                 record = await rt.store.get_run(run_id) or {}
