@@ -18,7 +18,7 @@ from tier2.agentscope_ext import Tier2Agent, game_tools_factory
 from tier2.models.offline import OfflineCredential
 from tier2.packs import load_pack
 from tier2.runs import open_runtime
-from tier2.service import health, runs
+from tier2.service import health, projects, runs
 from tier2.service.auth import tenant_of
 from tier2.settings.api_keys import ApiKeys
 from tier2.settings.loader import Settings
@@ -64,7 +64,9 @@ def build_app(settings: Settings, redis_url: str) -> FastAPI:
     app.state.tier2_api_keys = ApiKeys.from_env()
     app.state.tier2_tasks = {}
     app.state.tier2_cancels = {}
+    app.state.tier2_active_projects = {}
     app.dependency_overrides[get_current_user_id] = tenant_of  # AgentScope's routes use the same tenants
     app.include_router(health.router)
     app.include_router(runs.router)
+    app.include_router(projects.router)
     return app

@@ -36,6 +36,7 @@ async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> A
         (config / "policy" / "zz-test.yaml").write_text(
             f"models:\n  slow:\n    kind: openai\n    model: slow-model\n    base_url: {slow.base_url}\n"
             "    max_retries: 0\n")
+        (config / "security" / "zz-test.toml").write_text("[imports]\nmax_upload_bytes = 2000000\n")
         mp.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-123, tenant-b:key-of-tenant-b-456")
         settings = Settings(workspaces=root / "ws", redis_url=redis_url, config_dir=config)
         with socket.socket() as s:
@@ -111,3 +112,63 @@ async def test_cancel_records_request_then_stop(service: httpx.AsyncClient) -> N
     assert (await service.post(f"/v1/runs/{run_id}/cancel", headers=A)).status_code == 409
     delivery = (await service.get(f"/v1/runs/{run_id}/delivery", headers=A)).json()
     assert delivery["status"] == "stopped"
+
+
+def _template_zip(extra: dict[str, bytes] | None = None) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    template = REPO_ROOT / "capability_packs/phaser/template"
+    with zipfile.ZipFile(buf, "w") as zf:
+        for path in template.rglob("*"):
+            if path.is_file():
+                zf.write(path, f"my-game/{path.relative_to(template)}")
+        for name, data in (extra or {}).items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+async def test_load_a_project_from_an_archive_and_run_on_it(service: httpx.AsyncClient) -> None:
+    zip_headers = {"Content-Type": "application/zip"}
+    r = await service.post("/v1/projects", content=_template_zip(), headers={**A, **zip_headers})
+    assert r.status_code == 201, r.text
+    project_id = r.json()["project_id"]
+    assert (await service.get(f"/v1/projects/{project_id}", headers=A)).json()["tenant"] == "tenant-a"
+    assert (await service.get(f"/v1/projects/{project_id}", headers=B)).status_code == 404
+    assert (await service.post("/v1/runs", json={"brief": POTION, "project_id": project_id},
+                               headers=B)).status_code == 404
+    r = await service.post("/v1/runs", json={"brief": POTION, "project_id": project_id}, headers=A)
+    assert r.status_code == 202 and r.json()["project_id"] == project_id
+    busy = await service.post("/v1/runs", json={"brief": POTION, "project_id": project_id}, headers=A)
+    assert busy.status_code == 409  # one writer per project
+    run = await _wait_terminal(service, r.json()["run_id"], A)
+    assert run["status"] == "delivered"
+    delivery = (await service.get(f"/v1/runs/{r.json()['run_id']}/delivery", headers=A)).json()
+    assert delivery["project_id"] == project_id
+
+
+@pytest.mark.parametrize(("body", "ctype", "status", "needle"), [
+    (b"not an archive", "application/zip", 422, "neither a zip nor a tar"),
+    (b"{}", "text/plain", 422, "unsupported Content-Type"),
+    (b'{"path": "/etc"}', "application/json", 422, "outside the import root"),
+    (b"x" * 2_100_000, "application/zip", 413, "limit"),
+])
+async def test_bad_project_uploads_are_refused(service: httpx.AsyncClient, body: bytes, ctype: str, status: int,
+                                               needle: str) -> None:
+    r = await service.post("/v1/projects", content=body, headers={**A, "Content-Type": ctype})
+    assert r.status_code == status and needle in r.text, r.text
+
+
+async def test_archive_with_traversal_or_not_a_project_is_refused(service: httpx.AsyncClient) -> None:
+    evil = _template_zip({"my-game/../../../evil.js": b"x"})
+    r = await service.post("/v1/projects", content=evil, headers={**A, "Content-Type": "application/zip"})
+    assert r.status_code == 422 and "escapes" in r.text
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("readme.txt", "hello")
+    r = await service.post("/v1/projects", content=buf.getvalue(), headers={**A, "Content-Type": "application/zip"})
+    assert r.status_code == 422 and "not a phaser@" in r.text

@@ -26,6 +26,7 @@ from tier2.runs.runtime import Runtime
 from tier2.settings.loader import BriefLimits
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.workspace import new_project
+from tier2.workspace.projects import read_project
 
 __all__ = ["RunRequest", "RunOutcome", "execute_run", "validate_brief", "new_run_id"]
 
@@ -42,6 +43,8 @@ class RunRequest:
     run_id: str | None = None
     #: set to request a stop; the run ends ``stopped`` at the next step (or at once, with Task.cancel())
     cancel: asyncio.Event | None = None
+    #: work on this existing project directory (a loaded project) instead of a fresh template copy
+    existing_project: Path | None = None
 
 
 @dataclass
@@ -109,7 +112,7 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     run_id = req.run_id or new_run_id()
     run = _Run(rt, run_id, sink)
     dest = req.out_dir or (rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
-    info = new_project(rt.pack, dest, req.project_id)
+    info = read_project(req.existing_project) if req.existing_project else new_project(rt.pack, dest, req.project_id)
     project = Path(info.path)
     model_info = {"route": route_name, "kind": route.kind, "model": route.model}
     fields = {"status": "running", "phase": "setup", "brief": brief, "project_id": info.project_id,

@@ -23,6 +23,7 @@ from tier2.events import TERMINAL_STATUSES, CancelRequested, RunFinished
 from tier2.runs import RunRequest, Runtime, execute_run, validate_brief
 from tier2.runs.generate import new_run_id
 from tier2.service.auth import tenant_of
+from tier2.service.projects import project_or_404
 from tier2.workspace.projects import project_id_for
 
 __all__ = ["router"]
@@ -39,6 +40,8 @@ class RunCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     brief: str = Field(description="The game brief, a sentence or a few paragraphs")
     model: str | None = Field(default=None, description="Model route from config/policy/models.yaml")
+    project_id: str | None = Field(default=None, max_length=64,
+                                   description="Run on a loaded project (POST /v1/projects) instead of a new one")
 
 
 def _rt(request: Request) -> Runtime:
@@ -70,7 +73,14 @@ async def create_run(
     except (BadInput, ModelRouteError) as exc:
         raise HTTPException(422, str(exc)) from exc
     run_id = new_run_id()
-    project_id = project_id_for(f"game-{run_id[2:14]}")
+    existing: Path | None = None
+    if body.project_id is not None:
+        existing = Path((await project_or_404(rt, body.project_id, tenant))["path"])
+        if body.project_id in request.app.state.tier2_active_projects.values():
+            raise HTTPException(409, f"project {body.project_id} already has a run in progress (one writer each)")
+        project_id = body.project_id
+    else:
+        project_id = project_id_for(f"game-{run_id[2:14]}")
     reply = {"run_id": run_id, "project_id": project_id, "status": "queued",
              "links": {"self": f"/v1/runs/{run_id}", "events": f"/v1/runs/{run_id}/events",
                        "delivery": f"/v1/runs/{run_id}/delivery", "cancel": f"/v1/runs/{run_id}/cancel"}}
@@ -89,12 +99,15 @@ async def create_run(
     cancel = asyncio.Event()
     request.app.state.tier2_cancels[run_id] = cancel
     task = asyncio.create_task(_execute(rt, RunRequest(brief=brief, model=body.model, run_id=run_id,
-                                                       project_id=project_id, cancel=cancel)))
+                                                       project_id=project_id, cancel=cancel,
+                                                       existing_project=existing)))
     request.app.state.tier2_tasks[run_id] = task
+    request.app.state.tier2_active_projects[run_id] = project_id
 
     def _forget(_t: asyncio.Task[None]) -> None:
         request.app.state.tier2_tasks.pop(run_id, None)
         request.app.state.tier2_cancels.pop(run_id, None)
+        request.app.state.tier2_active_projects.pop(run_id, None)
 
     task.add_done_callback(_forget)
     return reply

@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     skills_dir: Path = REPO_ROOT / "skills"
     chromium: str | None = None
     pack: str = "phaser"
+    #: server directories that POST /v1/projects may load from (default: <workspaces>/import)
+    import_root: Path | None = None
 
 
 class BriefLimits(BaseModel):
@@ -62,6 +64,14 @@ class RedisConfig(BaseModel):
     start_timeout_s: float = 10.0
 
 
+class ImportConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    max_upload_bytes: int = 50_000_000
+    max_files: int = 2000
+    max_file_bytes: int = 20_000_000
+    max_total_bytes: int = 100_000_000
+
+
 class SecurityConfig(BaseModel):
     """Versioned security & build configuration; config may only lower ceilings set in code."""
 
@@ -69,6 +79,7 @@ class SecurityConfig(BaseModel):
     brief: BriefLimits = BriefLimits()
     browser: BrowserConfig = BrowserConfig()
     redis: RedisConfig = RedisConfig()
+    imports: ImportConfig = ImportConfig()
     allowed_packs: list[str] = ["phaser"]
     source_hash: str = ""
 

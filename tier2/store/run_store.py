@@ -104,6 +104,15 @@ class RunStore:
         raw = await self.r.get(self.keys.run(run_id))
         return json.loads(raw) if raw else None
 
+    async def put_project(self, project_id: str, record: dict[str, Any]) -> bool:
+        """Register a project (owner tenant, path); False when the id is taken."""
+        payload = {"schema_version": SCHEMA_VERSION, "project_id": project_id, "created_at": time.time(), **record}
+        return bool(await self.r.set(self.keys.project(project_id), json.dumps(payload), nx=True))
+
+    async def get_project(self, project_id: str) -> dict[str, Any] | None:
+        raw = await self.r.get(self.keys.project(project_id))
+        return json.loads(raw) if raw else None
+
     async def append_event(self, event: Tier2Event) -> int:
         k = self.keys
         body = event.model_dump_json()

@@ -14,7 +14,8 @@ from pathlib import Path
 from tier2.errors import BadInput
 from tier2.packs import Pack
 
-__all__ = ["ProjectInfo", "new_project", "read_project", "snapshot", "project_id_for", "SNAPSHOT_EXCLUDES"]
+__all__ = ["ProjectInfo", "new_project", "adopt_project", "read_project", "snapshot", "project_id_for",
+           "SNAPSHOT_EXCLUDES"]
 
 META_DIR = ".tier2"
 #: Never part of a source snapshot: build output, tier2/AgentScope runtime files.
@@ -53,6 +54,18 @@ def new_project(pack: Pack, dest: Path, project_id: str | None = None) -> Projec
     meta = dest / META_DIR
     meta.mkdir(exist_ok=True)
     (meta / "project.json").write_text(json.dumps(asdict(info), indent=2))
+    return info
+
+
+def adopt_project(pack: Pack, path: Path, project_id: str) -> ProjectInfo:
+    """Stamp an imported directory as a tier2 project after checking it has the pack's layout."""
+    missing = [rel for rel in [pack.manifest.build.entry, pack.manifest.build.html]
+               + [f"data/{t}" for t in pack.manifest.data_tables] if not (path / rel).is_file()]
+    if missing:
+        raise BadInput(f"not a {pack.ref} project: missing {', '.join(missing[:5])}")
+    info = ProjectInfo(project_id=project_id_for(project_id), path=str(path), pack=pack.ref, created_at=time.time())
+    (path / META_DIR).mkdir(exist_ok=True)
+    (path / META_DIR / "project.json").write_text(json.dumps(asdict(info), indent=2))
     return info
 
 
