@@ -144,3 +144,29 @@ async def test_browser_eventsource_resumes_after_dropped_connections(service: ht
         await context.close()
     assert ids == list(range(1, len(ids) + 1)), ids
     assert opens >= len(ids) // 4  # it really was dropped and resumed many times
+
+
+async def _terminal(client: httpx.AsyncClient, run_id: str) -> dict:
+    for _ in range(900):
+        run = (await client.get(f"/v1/runs/{run_id}")).json()
+        if run["status"] in ("delivered", "failed", "stopped"):
+            return run
+        await asyncio.sleep(0.1)
+    raise AssertionError("run did not finish")
+
+
+async def test_follow_up_in_a_thread_continues_the_conversation_on_the_same_project(
+        service: httpx.AsyncClient) -> None:
+    first = (await service.post("/v1/runs", json={"brief": POTION})).json()
+    run1 = await _terminal(service, first["run_id"])
+    follow = await service.post("/v1/runs", json={"brief": "keep the gameplay, make it a snowy frozen tavern",
+                                                  "thread_id": first["thread_id"]})
+    assert follow.status_code == 202 and follow.json()["project_id"] == first["project_id"]
+    run2 = await _terminal(service, follow.json()["run_id"])
+    assert run1["status"] == run2["status"] == "delivered"
+    assert run2["usage"]["input_tokens"] > run1["usage"]["input_tokens"]  # the prior conversation came along
+    thread = (await service.get(f"/v1/threads/{first['thread_id']}")).json()
+    assert [r["run_id"] for r in thread["runs"]] == [first["run_id"], follow.json()["run_id"]]
+    theme = json.loads((Path(run2["project_dir"]) / "data/theme.json").read_text())
+    assert "snow" in json.dumps(theme).lower() or "frozen" in json.dumps(theme).lower()
+    assert (await service.get("/v1/threads/t-unknown")).status_code == 404

@@ -50,9 +50,19 @@ def writer_permissions(project: Path) -> PermissionContext:
     return PermissionContext(mode=PermissionMode.DONT_ASK, allow_rules=allow_rules, deny_rules=deny)
 
 
+def _state(state_json: str | None, project: Path) -> AgentState:
+    """A fresh state, or the thread's previous one (its conversation) with this run's permissions."""
+    if not state_json:
+        return AgentState(permission_context=writer_permissions(project))
+    state = AgentState.model_validate_json(state_json)
+    state.permission_context = writer_permissions(project)
+    return state
+
+
 async def build_writer(
     *, project_id: str, project: Path, pack: Pack, policy: Policy, model: ChatModelBase,
     runner: ValidationRunner, reports_dir: Path, cancelled: Callable[[], bool] | None = None,
+    state_json: str | None = None,
 ) -> WriterHandle:
     workspace = project_workspace(project_id, project, pack.skill_dirs)
     await workspace.initialize()
@@ -67,7 +77,7 @@ async def build_writer(
     agent = Agent(
         name="writer", system_prompt=system_prompt, model=model, toolkit=toolkit,
         middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False)),
-        state=AgentState(permission_context=writer_permissions(project)),
+        state=_state(state_json, project),
         offloader=workspace, react_config=ReActConfig(max_iters=policy.writer.max_iters),
     )
     return WriterHandle(agent=agent, workspace=workspace, tools=tool_ctx)

@@ -45,6 +45,8 @@ class RunRequest:
     cancel: asyncio.Event | None = None
     #: work on this existing project directory (a loaded project) instead of a fresh template copy
     existing_project: Path | None = None
+    #: the writer's AgentState (JSON) from the thread's previous run: a follow-up continues that conversation
+    initial_state: str | None = None
 
 
 @dataclass
@@ -56,6 +58,8 @@ class RunOutcome:
     stop_reason: str
     delivery_path: str | None
     delivery: dict[str, Any] = field(default_factory=dict)
+    #: the writer's AgentState (JSON) at the end, for a follow-up run in the same thread
+    agent_state: str | None = None
 
 
 def new_run_id() -> str:
@@ -127,12 +131,14 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     runner = ValidationRunner(rt.pool, rt.pack, policy)
     mapper = EventMapper(run_id, route.model)
     status, reason, report = "failed", "", None
+    handle = None
     report_path: Path | None = None
     try:
         cancel = req.cancel
         handle = await build_writer(project_id=info.project_id, project=project, pack=rt.pack, policy=policy,
                                     model=model, runner=runner, reports_dir=reports,
-                                    cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
+                                    cancelled=(lambda: cancel.is_set()) if cancel is not None else None,
+                                    state_json=req.initial_state)
         run.mark("setup_done")
         await _phase(run, "implement", f"writer {route_name}")
         message: Msg = UserMsg("user", render_prompt("run_request", brief=brief, project=project))
@@ -170,6 +176,8 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     finally:
         outcome = await _finish(run, project, info.project_id, brief, model_info, status, reason, report,
                                 report_path, mapper)
+        if handle is not None:
+            outcome.agent_state = handle.agent.state.model_dump_json()
     return outcome
 
 

@@ -42,6 +42,8 @@ class RunCreate(BaseModel):
     model: str | None = Field(default=None, description="Model route from config/policy/models.yaml")
     project_id: str | None = Field(default=None, max_length=64,
                                    description="Run on a loaded project (POST /v1/projects) instead of a new one")
+    thread_id: str | None = Field(default=None, max_length=64,
+                                  description="A follow-up in this thread: same project, the conversation continues")
 
 
 def _rt(request: Request) -> Runtime:
@@ -74,18 +76,24 @@ async def create_run(
         raise HTTPException(422, str(exc)) from exc
     run_id = new_run_id()
     existing: Path | None = None
-    if body.project_id is not None:
+    state_json: str | None = None
+    if body.thread_id is not None:
+        thread = await _thread_or_404(rt, body.thread_id, tenant)
+        thread_id, project_id = body.thread_id, thread["project_id"]
+        existing = Path(thread["project_dir"])
+        state_json = await rt.store.get_thread_state(thread_id)
+    elif body.project_id is not None:
         existing = Path((await project_or_404(rt, body.project_id, tenant))["path"])
-        if body.project_id in request.app.state.tier2_active_projects.values():
-            raise HTTPException(409, f"project {body.project_id} already has a run in progress (one writer each)")
-        project_id = body.project_id
+        project_id, thread_id = body.project_id, "t-" + run_id[2:]
     else:
-        project_id = project_id_for(f"game-{run_id[2:14]}")
-    reply = {"run_id": run_id, "project_id": project_id, "status": "queued",
+        project_id, thread_id = project_id_for(f"game-{run_id[2:14]}"), "t-" + run_id[2:]
+    if project_id in request.app.state.tier2_active_projects.values():
+        raise HTTPException(409, f"project {project_id} already has a run in progress (one writer each)")
+    reply = {"run_id": run_id, "project_id": project_id, "thread_id": thread_id, "status": "queued",
              "links": {"self": f"/v1/runs/{run_id}", "events": f"/v1/runs/{run_id}/events",
                        "delivery": f"/v1/runs/{run_id}/delivery", "cancel": f"/v1/runs/{run_id}/cancel"}}
     record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": tenant,
-              "model_route": body.model}
+              "model_route": body.model, "thread_id": thread_id}
     if idempotency_key is not None:
         created, stored = await rt.store.create_run_idempotent(tenant, idempotency_key, _body_sha(body), run_id,
                                                                record, reply)
@@ -96,11 +104,16 @@ async def create_run(
             return stored["response"]
     else:
         await rt.store.create_run(run_id, record)
+    project_dir = existing or rt.settings.workspaces / "projects" / project_id
+    await rt.store.put_thread(thread_id, {"tenant": tenant, "project_id": project_id,
+                                          "project_dir": str(project_dir)})
+    await rt.store.add_thread_run(thread_id, run_id)
     cancel = asyncio.Event()
     request.app.state.tier2_cancels[run_id] = cancel
     task = asyncio.create_task(_execute(rt, RunRequest(brief=brief, model=body.model, run_id=run_id,
                                                        project_id=project_id, cancel=cancel,
-                                                       existing_project=existing)))
+                                                       existing_project=existing, initial_state=state_json),
+                                        thread_id))
     request.app.state.tier2_tasks[run_id] = task
     request.app.state.tier2_active_projects[run_id] = project_id
 
@@ -113,9 +126,11 @@ async def create_run(
     return reply
 
 
-async def _execute(rt: Runtime, req: RunRequest) -> None:
+async def _execute(rt: Runtime, req: RunRequest, thread_id: str) -> None:
     try:
-        await execute_run(rt, req)
+        outcome = await execute_run(rt, req)
+        if outcome.agent_state:
+            await rt.store.save_thread_state(thread_id, outcome.agent_state)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - a run that dies before starting must still end visibly
@@ -124,6 +139,25 @@ async def _execute(rt: Runtime, req: RunRequest) -> None:
         reason = f"{type(exc).__name__}: {exc}"
         await rt.store.update_run(req.run_id, status="failed", stop_reason=reason)
         await rt.store.append_event(RunFinished(run_id=req.run_id, status="failed", stop_reason=reason))
+
+
+async def _thread_or_404(rt: Runtime, thread_id: str, tenant: str) -> dict[str, Any]:
+    record = await rt.store.get_thread(thread_id) if len(thread_id) <= 64 else None
+    if record is None or record.get("tenant") != tenant:
+        raise HTTPException(404, f"unknown thread {thread_id!r}")
+    return record
+
+
+@router.get("/threads/{thread_id}")
+async def get_thread(thread_id: str, request: Request, tenant: str = Depends(tenant_of)) -> dict[str, Any]:
+    """The thread (one project, one conversation) and its runs, oldest first."""
+    rt = _rt(request)
+    thread = await _thread_or_404(rt, thread_id, tenant)
+    runs = []
+    for run_id in await rt.store.thread_runs(thread_id):
+        r = await rt.store.get_run(run_id) or {}
+        runs.append({k: r.get(k) for k in ("run_id", "status", "brief", "stop_reason", "created_at")})
+    return {**thread, "runs": runs}
 
 
 @router.get("/runs/{run_id}")

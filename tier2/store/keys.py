@@ -34,5 +34,14 @@ class Keys:
     def idempotency(self, tenant: str, key: str) -> str:
         return f"{self.prefix}:idem:{tenant}:{key}"
 
+    def thread(self, thread_id: str) -> str:
+        return f"{self.prefix}:thread:{thread_id}"
+
+    def thread_runs(self, thread_id: str) -> str:
+        return f"{self.prefix}:thread:{thread_id}:runs"
+
+    def thread_state(self, thread_id: str) -> str:
+        return f"{self.prefix}:thread:{thread_id}:state"
+
     def project(self, project_id: str) -> str:
         return f"{self.prefix}:project:{project_id}"

@@ -113,6 +113,27 @@ class RunStore:
         raw = await self.r.get(self.keys.project(project_id))
         return json.loads(raw) if raw else None
 
+    async def put_thread(self, thread_id: str, record: dict[str, Any]) -> None:
+        payload = {"schema_version": SCHEMA_VERSION, "thread_id": thread_id, "created_at": time.time(), **record}
+        await self.r.set(self.keys.thread(thread_id), json.dumps(payload), nx=True)
+
+    async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
+        raw = await self.r.get(self.keys.thread(thread_id))
+        return json.loads(raw) if raw else None
+
+    async def add_thread_run(self, thread_id: str, run_id: str) -> None:
+        await self.r.rpush(self.keys.thread_runs(thread_id), run_id)
+
+    async def thread_runs(self, thread_id: str) -> list[str]:
+        return list(await self.r.lrange(self.keys.thread_runs(thread_id), 0, -1))
+
+    async def save_thread_state(self, thread_id: str, state_json: str) -> None:
+        """The writer's AgentState at the end of the thread's latest run (the next run continues from it)."""
+        await self.r.set(self.keys.thread_state(thread_id), state_json)
+
+    async def get_thread_state(self, thread_id: str) -> str | None:
+        return await self.r.get(self.keys.thread_state(thread_id))
+
     async def append_event(self, event: Tier2Event) -> int:
         k = self.keys
         body = event.model_dump_json()

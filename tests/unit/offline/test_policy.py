@@ -137,3 +137,14 @@ def test_different_briefs_write_different_tables() -> None:
 def test_no_project_in_prompt_stops() -> None:
     msgs = [Msg(name="user", role="user", content=[TextBlock(text="<brief>x game</brief>")])]
     assert decide(read_conversation(msgs), {}).text.startswith("STOP:")
+
+
+def test_a_follow_up_brief_starts_a_fresh_plan_with_the_new_brief() -> None:
+    c = Convo()
+    for _ in range(5):
+        c.run_calls(c.act())
+    assert c.act().kind == "final"
+    c.msgs.append(Msg(name="user", role="user", content=[TextBlock(text="<brief>\nkeep it, make it snowy\n</brief>")]))
+    conv = read_conversation(c.msgs)
+    assert conv.brief == "keep it, make it snowy" and conv.steps == []
+    assert [n for n, _ in c.act().calls] == ["Glob", "Glob"]

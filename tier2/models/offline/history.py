@@ -79,6 +79,8 @@ def read_conversation(messages: list[Msg]) -> Conversation:
                 chars += len(block.text)
                 if msg.role == "user":
                     user_texts.append(block.text)
+                    if _BRIEF_RE.search(block.text):  # a new request (a follow-up in a thread): a fresh plan
+                        order.clear()
             elif isinstance(block, HintBlock):
                 chars += len(str(block.hint))
             elif isinstance(block, ToolCallBlock):
@@ -95,8 +97,9 @@ def read_conversation(messages: list[Msg]) -> Conversation:
                 step = steps.get(block.id)
                 if step is not None:
                     step.result, step.state = text, str(getattr(block.state, "value", block.state))
+    briefs = [m for t in user_texts for m in _BRIEF_RE.finditer(t)]
+    brief_match = briefs[-1] if briefs else None
     full_user = "\n".join(user_texts)
-    brief_match = _BRIEF_RE.search(full_user)
     project_match = _PROJECT_RE.search(system)
     return Conversation(
         system=system,
