@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.data_gates.helpers import error_messages, read_json
 from tier2.models.offline.theme import derive_game
 from tier2.validators.data import (
     Converter,
@@ -21,13 +22,8 @@ from tier2.validators.data import (
     economy_from_tier2_tables,
 )
 
-
-def _json(path: Path):
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _errors(result) -> list[str]:
-    return [f.message for f in result.findings if f.severity == "error"]
+_json = read_json
+_errors = error_messages
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.data_gates.helpers import error_messages, read_json
 from tier2.validators.data import (
     CraftGraph,
     Recipe,
@@ -19,13 +20,8 @@ from tier2.validators.data import (
 )
 from tier2.validators.data.graph import self_sourced, strongly_connected
 
-
-def _json(path: Path):
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _errors(result) -> list[str]:
-    return [f.message for f in result.findings if f.severity == "error"]
+_json = read_json
+_errors = error_messages
 
 
 # --- Minecraft ----------------------------------------------------------------------------------------------------
