@@ -37,7 +37,7 @@ def game_tools_factory(
         session = await storage.get_session(user_id, agent_id, session_id)
         if session is None:
             return []
-        project = wsm.path_for(session.config.workspace_id)
+        project = wsm.path_for(user_id, session.config.workspace_id)
         rt = runtime()
         if not (project / rt.pack.manifest.build.entry).exists():
             return []

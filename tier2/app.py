@@ -38,7 +38,7 @@ def build_app(settings: Settings, redis_url: str) -> FastAPI:
     storage = RedisStorage(**params)  # type: ignore[arg-type]
     bus = RedisMessageBus(**params)  # type: ignore[arg-type]
     pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
-    wsm = ProjectWorkspaceManager(settings.workspaces, pack.skill_dirs)
+    wsm = ProjectWorkspaceManager(settings.workspaces, pack.skill_dirs)  # AgentScope sessions, per tenant
     app: FastAPI
 
     app = create_app(
