@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from urllib.parse import urlparse
 
@@ -18,6 +19,7 @@ from tier2.agentscope_ext import Tier2Agent, game_tools_factory
 from tier2.models.offline import OfflineCredential
 from tier2.packs import load_pack
 from tier2.runs import open_runtime
+from tier2.runs.owner import sweep_orphans
 from tier2.service import health, projects, runs
 from tier2.service.auth import tenant_of
 from tier2.settings.api_keys import ApiKeys
@@ -25,6 +27,8 @@ from tier2.settings.loader import Settings
 from tier2.workspace import ProjectWorkspaceManager
 
 __all__ = ["build_app"]
+
+log = logging.getLogger(__name__)
 
 
 def _redis_params(url: str) -> dict[str, object]:
@@ -53,6 +57,9 @@ def build_app(settings: Settings, redis_url: str) -> FastAPI:
     async def lifespan(a: FastAPI) -> AsyncIterator[None]:
         async with open_runtime(settings, redis_url) as rt:
             a.state.tier2 = rt
+            orphans = await sweep_orphans(rt.store)  # runs whose serving process died: end them visibly
+            if orphans:
+                log.warning("ended %d run(s) orphaned by a dead process: %s", len(orphans), ", ".join(orphans))
             async with agentscope_lifespan(a):
                 yield
             tasks = list(a.state.tier2_tasks.values())

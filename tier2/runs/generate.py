@@ -21,6 +21,7 @@ from tier2.events import GateResult, PhaseChanged, RunFinished, RunStarted, Tier
 from tier2.models.routing import build_model
 from tier2.prompts import render_prompt
 from tier2.runs.delivery import write_delivery
+from tier2.runs.owner import process_owner
 from tier2.runs.progress import EventMapper
 from tier2.runs.runtime import Runtime
 from tier2.settings.loader import BriefLimits
@@ -120,7 +121,8 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     project = Path(info.path)
     model_info = {"route": route_name, "kind": route.kind, "model": route.model}
     fields = {"status": "running", "phase": "setup", "brief": brief, "project_id": info.project_id,
-              "project_dir": str(project), "model": model_info, "policy": policy.source_hash}
+              "project_dir": str(project), "model": model_info, "policy": policy.source_hash,
+              "owner": process_owner()}
     if req.run_id is None:  # a fresh run from the CLI; the service wrote the accepted record already
         await rt.store.create_run(run_id, fields)
     else:

@@ -22,6 +22,7 @@ from tier2.errors import BadInput, ModelRouteError
 from tier2.events import TERMINAL_STATUSES, CancelRequested, RunFinished
 from tier2.runs import RunRequest, Runtime, execute_run, validate_brief
 from tier2.runs.generate import new_run_id
+from tier2.runs.owner import process_owner
 from tier2.service.auth import tenant_of
 from tier2.service.projects import project_or_404
 from tier2.workspace.projects import project_id_for
@@ -93,7 +94,7 @@ async def create_run(
              "links": {"self": f"/v1/runs/{run_id}", "events": f"/v1/runs/{run_id}/events",
                        "delivery": f"/v1/runs/{run_id}/delivery", "cancel": f"/v1/runs/{run_id}/cancel"}}
     record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": tenant,
-              "model_route": body.model, "thread_id": thread_id}
+              "model_route": body.model, "thread_id": thread_id, "owner": process_owner()}
     if idempotency_key is not None:
         created, stored = await rt.store.create_run_idempotent(tenant, idempotency_key, _body_sha(body), run_id,
                                                                record, reply)
