@@ -13,6 +13,7 @@ from agentscope.tool import ToolBase, ToolChunk
 from tier2.packs import Pack
 from tier2.toolchain import BuildResult, run_build
 from tier2.validators import ValidationReport, ValidationRunner
+from tier2.workspace import snapshot
 
 __all__ = ["GameToolContext", "BuildTool", "RunGameTool", "make_game_tools"]
 
@@ -28,6 +29,8 @@ class GameToolContext:
     build_timeout_s: float = 60.0
     last_build: BuildResult | None = None
     last_report: ValidationReport | None = None
+    #: source snapshot hash the last RunGame report was made on
+    last_report_source: str | None = None
     runs: int = 0
     history: list[dict[str, Any]] = field(default_factory=list)
 
@@ -89,8 +92,9 @@ class RunGameTool(ToolBase):
             return ToolChunk(content=[TextBlock(text="No successful build yet: call Build first.")], state="error")
         ctx.runs += 1
         out = ctx.reports_dir / f"check-{ctx.runs:02d}"
+        source = snapshot(ctx.project)["sha256"]
         report = await ctx.runner.validate_project(ctx.project, out, build=ctx.last_build)
-        ctx.last_report = report
+        ctx.last_report, ctx.last_report_source = report, source
         ctx.history.append({"tool": self.name, "ok": report.passed})
         lines = [f"GAME {'PASSED' if report.passed else 'FAILED'} the L1 gates ({report.duration_ms} ms)."]
         for g in report.gates:

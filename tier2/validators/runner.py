@@ -129,6 +129,17 @@ class ValidationRunner:
         trace.default_renderer = smoke_trace.default_renderer
         return trace
 
+    async def finalize(self, report: ValidationReport, out_dir: Path, brief: str) -> ValidationReport:
+        """Reuse a passing report made on the very same sources (same checks, same verdict) as the final one:
+        add the L3 score and write it to ``out_dir``."""
+        gates = [g for g in report.gates if g.layer != "L3"]
+        if report.screenshots:
+            gates.append(apply_policy(await self._l3(report.screenshots, brief), self.policy))
+        final = report.model_copy(update={"gates": gates, "notes": report.notes + [
+            f"verification reused from {report.report_path} (identical source snapshot)"]})
+        final.write(out_dir / "report.json")
+        return final
+
     async def _l3(self, screenshots: list[str], brief: str) -> ValidationResult:
         route = None
         if self.policy.l3_scorer:
