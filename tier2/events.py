@@ -60,6 +60,7 @@ class ModelCalled(_Event):
     model: str
     input_tokens: int
     output_tokens: int
+    cost_usd: float | None = None  # None when the model has no price in the table
 
 
 class ToolStarted(_Event):

@@ -42,6 +42,7 @@ def test_generate_delivers_a_verified_game(potion) -> None:
             "l1.input_changes_state", "l1.latch_split", "l1.data_linkage", "l1.economy", "l1.engine_calls",
             "l3.visual_score"} <= set(gates)
     assert delivery["usage"]["estimated"] and delivery["usage"]["output_tokens"] > 0
+    assert delivery["usage"]["cost_usd"] > 0 and delivery["usage"]["cost_by_agent"]["writer"] > 0
     final = json.loads(Path(delivery["verification"]["report"]).read_text())
     assert any("verification reused" in n for n in final["notes"])  # RunGame checked these exact sources
     # progress was visible while it ran: phases, steps and tools

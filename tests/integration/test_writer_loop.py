@@ -73,6 +73,7 @@ async def test_openai_compatible_route_streams_tool_call_deltas(runtime, config_
     assert len(writes) == 1 and writes[0].state == "success"
     assert out.delivery["usage"]["model_calls"] == 5 and out.delivery["usage"]["input_tokens"] > 0
     assert out.delivery["model"] == {"route": "fake", "kind": "openai", "model": "fake-model"}
+    assert out.delivery["usage"]["priced"] is False and out.delivery["usage"]["cost_usd"] is None
 
 
 async def test_model_outage_ends_the_run_failed_with_a_reason(runtime, config_dir, tmp_path, monkeypatch) -> None:

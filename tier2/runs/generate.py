@@ -131,7 +131,7 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
                               model_route=route_name, model=route.model, pack=rt.pack.ref))
     reports = project / ".tier2" / "reports"
     runner = ValidationRunner(rt.pool, rt.pack, policy)
-    mapper = EventMapper(run_id, route.model)
+    mapper = EventMapper(run_id, route.model, policy.prices.get(route.model))
     status, reason, report = "failed", "", None
     handle = None
     report_path: Path | None = None
@@ -142,13 +142,13 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
                                     cancelled=(lambda: cancel.is_set()) if cancel is not None else None,
                                     state_json=req.initial_state)
         run.mark("setup_done")
-        await _phase(run, "implement", f"writer {route_name}")
+        await _phase(run, "implement", f"writer {route_name}", mapper)
         message: Msg = UserMsg("user", render_prompt("run_request", brief=brief, project=project))
         for round_no in range(policy.writer.max_fix_rounds + 1):
             final, exceeded = await _writer_turn(run, handle.agent, message, mapper)
             said = _final_text(final)
             run.mark("agent_done")
-            await _phase(run, "validate", f"round {round_no + 1}")
+            await _phase(run, "validate", f"round {round_no + 1}", mapper)
             report_path = reports / "final" / "report.json"
             tools = handle.tools
             if (tools.last_report is not None and tools.last_report.passed
@@ -171,7 +171,7 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
             if exceeded:
                 reason = f"writer hit max_iters={policy.writer.max_iters}; " + reason
             message = UserMsg("user", render_prompt("fix_round", feedback=report.feedback()))
-            await _phase(run, "implement", f"fix round {round_no + 1}")
+            await _phase(run, "implement", f"fix round {round_no + 1}", mapper)
     except asyncio.CancelledError:
         status, reason = "stopped", "cancelled by request"
         if req.cancel is None or not req.cancel.is_set():
@@ -189,8 +189,12 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     return outcome
 
 
-async def _phase(run: _Run, phase: str, detail: str) -> None:
-    await run.rt.store.update_run(run.run_id, phase=phase)
+async def _phase(run: _Run, phase: str, detail: str, mapper: EventMapper | None = None) -> None:
+    fields: dict[str, Any] = {"phase": phase}
+    if mapper is not None:
+        mapper.phase = phase
+        fields["usage"] = mapper.usage.report()  # cost so far, visible on GET /v1/runs/{id}
+    await run.rt.store.update_run(run.run_id, **fields)
     await run.emit(PhaseChanged(run_id=run.run_id, phase=phase, detail=detail))  # type: ignore[arg-type]
 
 
@@ -215,9 +219,7 @@ async def _finish(
     report: ValidationReport | None, report_path: Path | None, mapper: EventMapper,
 ) -> RunOutcome:
     await asyncio.shield(_phase(run, "deliver", status))
-    usage = {"model_calls": mapper.usage.model_calls, "input_tokens": mapper.usage.input_tokens,
-             "output_tokens": mapper.usage.output_tokens, "tool_calls": mapper.usage.tool_calls,
-             "estimated": model_info["kind"] == "offline"}
+    usage = {**mapper.usage.report(), "estimated": model_info["kind"] == "offline"}
     loop_ms = run.ms("setup_done", "agent_done")
     tool_ms = mapper.usage.tool_ms
     timings = {"setup": run.ms("start", "setup_done"), "agent_loop": loop_ms - sum(tool_ms.values()),

@@ -18,6 +18,7 @@ from agentscope.event import (
 )
 
 from tier2.events import ModelCalled, Tier2Event, ToolFinished, ToolStarted
+from tier2.settings.loader import Price
 
 __all__ = ["EventMapper", "Usage"]
 
@@ -29,6 +30,17 @@ class Usage:
     output_tokens: int = 0
     tool_calls: dict[str, int] = field(default_factory=dict)
     tool_ms: dict[str, int] = field(default_factory=dict)
+    cost_usd: float = 0.0
+    priced: bool = True
+    cost_by_phase: dict[str, float] = field(default_factory=dict)
+    cost_by_agent: dict[str, float] = field(default_factory=dict)
+
+    def report(self) -> dict[str, object]:
+        return {"model_calls": self.model_calls, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens, "tool_calls": self.tool_calls,
+                "cost_usd": round(self.cost_usd, 6) if self.priced else None, "priced": self.priced,
+                "cost_by_phase": {k: round(v, 6) for k, v in self.cost_by_phase.items()},
+                "cost_by_agent": {k: round(v, 6) for k, v in self.cost_by_agent.items()}}
 
 
 def _summary(name: str, raw: str) -> str:
@@ -47,8 +59,9 @@ def _summary(name: str, raw: str) -> str:
 class EventMapper:
     """Stateful per run: accumulates tool-call arguments so a tool event can name its target."""
 
-    def __init__(self, run_id: str, model_name: str) -> None:
-        self.run_id, self.model_name = run_id, model_name
+    def __init__(self, run_id: str, model_name: str, price: Price | None = None, agent: str = "writer") -> None:
+        self.run_id, self.model_name, self.price, self.agent = run_id, model_name, price, agent
+        self.phase = "implement"
         self.step = 0
         self.usage = Usage()
         self._args: dict[str, str] = {}
@@ -61,10 +74,19 @@ class EventMapper:
         if isinstance(event, ModelCallEndEvent):
             self.step += 1
             self.usage.model_calls += 1
-            self.usage.input_tokens += event.input_tokens or 0
-            self.usage.output_tokens += event.output_tokens or 0
-            return [ModelCalled(run_id=rid, step=self.step, model=self.model_name,
-                                input_tokens=event.input_tokens or 0, output_tokens=event.output_tokens or 0)]
+            tokens_in, tokens_out = event.input_tokens or 0, event.output_tokens or 0
+            self.usage.input_tokens += tokens_in
+            self.usage.output_tokens += tokens_out
+            cost = self.price.cost(tokens_in, tokens_out) if self.price is not None else None
+            if cost is None:
+                self.usage.priced = False
+            else:
+                u = self.usage
+                u.cost_usd += cost
+                u.cost_by_phase[self.phase] = u.cost_by_phase.get(self.phase, 0.0) + cost
+                u.cost_by_agent[self.agent] = u.cost_by_agent.get(self.agent, 0.0) + cost
+            return [ModelCalled(run_id=rid, step=self.step, model=self.model_name, input_tokens=tokens_in,
+                                output_tokens=tokens_out, cost_usd=cost)]
         if isinstance(event, ToolCallStartEvent):
             self._names[event.tool_call_id] = event.tool_call_name
             self._args[event.tool_call_id] = ""

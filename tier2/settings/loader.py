@@ -25,7 +25,7 @@ from tier2.errors import SetupError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-__all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "get_settings"]
+__all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "Price", "get_settings"]
 
 
 class Settings(BaseSettings):
@@ -99,6 +99,17 @@ class ModelRoute(BaseModel):
     fallback: str | None = None
 
 
+class Price(BaseModel):
+    """USD per million tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    input_per_mtok: float
+    output_per_mtok: float
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1_000_000
+
+
 class WriterPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     max_iters: int = 24
@@ -120,6 +131,7 @@ class Policy(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     default_model: str = "offline"
     models: dict[str, ModelRoute] = {}
+    prices: dict[str, Price] = {}
     writer: WriterPolicy = WriterPolicy()
     timeouts: TimeoutPolicy = TimeoutPolicy()
     gates: dict[str, Literal["observe", "enforce"]] = {}
