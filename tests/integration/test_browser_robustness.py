@@ -17,17 +17,25 @@ from tier2.validators.probe import probe_contract_game
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _chromium_pids() -> set[int]:
-    pids = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmd = open(f"/proc/{entry}/cmdline", "rb").read()
-            except OSError:
-                continue
-            if b"chromium" in cmd.split(b"\0")[0]:
-                pids.add(int(entry))
-    return pids
+def _ppid_and_state(pid: int) -> tuple[int, str] | None:
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1]), fields[0]
+
+
+def _children(pid: int) -> set[int]:
+    return {int(p) for p in os.listdir("/proc") if p.isdigit() and (i := _ppid_and_state(int(p))) and i[0] == pid}
+
+
+def _descendants(root: int) -> set[int]:
+    parents = {int(p): info[0] for p in os.listdir("/proc") if p.isdigit() and (info := _ppid_and_state(int(p)))}
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
+        found |= frontier
+    return found
 
 
 async def _built_template(pack, tmp_path: Path) -> Path:
@@ -63,12 +71,13 @@ async def test_crashed_renderer_is_a_failing_verdict(pack, tmp_path: Path, monke
 
 async def test_closed_pool_leaves_no_browser_processes(pack, tmp_path: Path) -> None:
     game = await _built_template(pack, tmp_path)
-    before = _chromium_pids()
+    drivers_before = _children(os.getpid())  # the session-wide pool of other tests has its own driver
     security = load_security(REPO_ROOT / "config")
     pool = BrowserPool(find_chromium(None, security.browser.executables))
     await probe_contract_game(pool, SERVED_ORIGIN + "dist/index.html", tmp_path / "out", serve_root=game)
-    assert _chromium_pids() - before, "the pool should have started Chromium"
+    new_drivers = _children(os.getpid()) - drivers_before  # this pool's Playwright driver
+    ours = set(new_drivers).union(*(_descendants(d) for d in new_drivers))  # ... and its Chromium processes
+    assert len(ours) >= 2, "the pool should have started a driver and Chromium"
     await pool.close()
-    leaked = {p for p in _chromium_pids() - before if os.path.exists(f"/proc/{p}")}
-    stat = {p: open(f"/proc/{p}/stat").read().split()[2] for p in leaked if os.path.exists(f"/proc/{p}/stat")}
-    assert not [p for p, state in stat.items() if state != "Z"], stat
+    alive = {p: info[1] for p in ours if (info := _ppid_and_state(p)) and info[1] != "Z"}
+    assert not alive, alive
