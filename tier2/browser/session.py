@@ -41,7 +41,6 @@ class PageLog:
     page_errors: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
     blocked_requests: list[str] = field(default_factory=list)
-    console_lines: list[str] = field(default_factory=list)
     crashed: bool = False
 
     def errors(self) -> list[str]:
@@ -125,7 +124,6 @@ class GameSession:
 
     def _on_console(self, msg: ConsoleMessage) -> None:
         text = msg.text[:2000]
-        self.log.console_lines.append(f"{msg.type}: {text[:300]}")
         if msg.type == "error" and not any(p.search(text) for p in BENIGN_CONSOLE_PATTERNS):
             self.log.console_errors.append(text)
 
@@ -170,17 +168,6 @@ class GameSession:
             return list(await self.evaluate("() => (window.__tier2Dialogs || []).slice()", timeout_s=2))
         except Exception:  # noqa: BLE001
             return []
-
-    async def press(self, key: str, hold_ms: float = 50.0) -> None:
-        """Key down, let the game see it for ``hold_ms`` of virtual time, key up."""
-        await self.p.keyboard.down(key)
-        await self.advance(hold_ms)
-        await self.p.keyboard.up(key)
-        await self.advance(34)
-
-    async def click(self, x: float, y: float) -> None:
-        await self.p.mouse.click(x, y)
-        await self.advance(50)
 
     async def canvas_box(self) -> dict[str, float] | None:
         handle = await self.p.query_selector("canvas")

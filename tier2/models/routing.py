@@ -9,13 +9,9 @@ from agentscope.model import ChatModelBase, OpenAIChatModel
 
 from tier2.errors import ModelRouteError
 from tier2.models.offline import OfflineChatModel, OfflineCredential
-from tier2.settings.loader import ModelRoute, Policy
+from tier2.settings.loader import ModelRoute
 
-__all__ = ["build_model", "resolve_route", "describe_route"]
-
-
-def resolve_route(policy: Policy, name: str | None) -> tuple[str, ModelRoute]:
-    return policy.route(name)
+__all__ = ["build_model"]
 
 
 def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0) -> ChatModelBase:
@@ -39,9 +35,3 @@ def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0) ->
         credential=credential, model=route.model, parameters=params, stream=route.stream,
         max_retries=route.max_retries, context_size=route.context_size, client_kwargs={"timeout": timeout_s},
     )
-
-
-def describe_route(route_name: str, route: ModelRoute) -> str:
-    if route.kind == "offline":
-        return f"{route_name} (offline deterministic policy {route.model}; not an LLM)"
-    return f"{route_name} ({route.model} at {route.base_url or 'the OpenAI default endpoint'})"

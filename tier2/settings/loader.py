@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import os
 import tomllib
 from pathlib import Path
 from threading import Lock
@@ -25,7 +23,7 @@ from tier2.errors import SetupError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-__all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "Price", "get_settings"]
+__all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "Price"]
 
 
 class Settings(BaseSettings):
@@ -216,12 +214,3 @@ class PolicyStore:
                 self._stamp = stamp
             return self._policy
 
-
-@functools.cache
-def get_settings() -> Settings:
-    """Process-wide environment settings (tests build their own `Settings`)."""
-    return Settings()
-
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in {"1", "true", "yes"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,6 @@ class GameToolContext:
     #: source snapshot hash the last RunGame report was made on
     last_report_source: str | None = None
     runs: int = 0
-    history: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _allow(name: str) -> PermissionDecision:
@@ -59,7 +58,6 @@ class BuildTool(ToolBase):
     async def call(self, **_: Any) -> ToolChunk:
         result = await run_build(self.ctx.pack, self.ctx.project, timeout_s=self.ctx.build_timeout_s)
         self.ctx.last_build = result
-        self.ctx.history.append({"tool": self.name, "ok": result.ok})
         if result.ok:
             text = f"BUILD OK in {result.duration_ms} ms: {result.bundle_path} ({result.bundle_bytes} bytes)."
             return ToolChunk(content=[TextBlock(text=text)], state="success", metadata={"ok": True})
@@ -95,7 +93,6 @@ class RunGameTool(ToolBase):
         source = snapshot(ctx.project)["sha256"]
         report = await ctx.runner.validate_project(ctx.project, out, build=ctx.last_build)
         ctx.last_report, ctx.last_report_source = report, source
-        ctx.history.append({"tool": self.name, "ok": report.passed})
         lines = [f"GAME {'PASSED' if report.passed else 'FAILED'} the L1 gates ({report.duration_ms} ms)."]
         for g in report.gates:
             lines.append(f"- {'PASS' if g.passed else 'FAIL'} {g.id}: {g.summary}")

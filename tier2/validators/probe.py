@@ -6,7 +6,6 @@ renderer) ends the probe with ``timed_out`` set instead of hanging.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import time
 from dataclasses import asdict
@@ -14,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
-from tier2.validators.l1.runtime_gates import TIME_KEYS, state_delta
 from tier2.validators.latch import play_latches
 from tier2.validators.pixels import pixel_stats
+from tier2.validators.probing import measure_input, run_bounded
 from tier2.validators.trace import InputProbe, PlayTrace
 
 __all__ = ["probe_contract_game", "BOOT_SCENES"]
@@ -24,7 +23,6 @@ __all__ = ["probe_contract_game", "BOOT_SCENES"]
 BOOT_SCENES = frozenset({"Boot", "Preload"})
 _HOOK = "window.__TIER2__"
 _IDLE_MS = 150.0
-_REACT_FRAMES = 12
 
 
 async def _state(s: GameSession) -> dict[str, Any] | None:
@@ -69,22 +67,8 @@ async def _boot(s: GameSession, trace: PlayTrace, boot_budget_ms: float) -> None
 
 
 async def _input_probe(s: GameSession, label: str, key: str) -> InputProbe:
-    probe = InputProbe(label=label, key=key)
-    probe.before = await _state(s)
-    await s.advance(_IDLE_MS)
-    probe.idle_after = await _state(s)
-    drift = state_delta(probe.before, probe.idle_after)
-    await s.p.keyboard.down(key)
-    frames = await s.evaluate(_FRAMES_JS, _REACT_FRAMES)
-    await s.p.keyboard.up(key)
-    for i, snap in enumerate(frames, start=1):
-        changed = state_delta(probe.idle_after, snap, both=True) - drift
-        if {k for k in changed if k.split(".")[-1] not in TIME_KEYS}:
-            probe.frames_to_react = i
-            break
-    await s.advance(50)
-    probe.after = await _state(s)
-    return probe
+    return await measure_input(s, InputProbe(label=label, key=key), lambda: _state(s),
+                               lambda: s.p.keyboard.down(key), lambda: s.p.keyboard.up(key), _FRAMES_JS, _IDLE_MS)
 
 
 async def _shot(s: GameSession, trace: PlayTrace, out_dir: Path, name: str) -> None:
@@ -146,17 +130,6 @@ async def probe_contract_game(
     out_dir.mkdir(parents=True, exist_ok=True)
     trace = PlayTrace(mode="contract", url=url)
     async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
-        try:
-            await asyncio.wait_for(_run(s, trace, out_dir, boot_timeout_s, tables), total_timeout_s)
-        except TimeoutError:
-            trace.timed_out = f"the page stopped answering within {total_timeout_s:.0f}s (infinite loop or hang?)"
-        except Exception as exc:  # noqa: BLE001 - a crashed page/browser is an observation, not a bug
-            trace.timed_out = f"probe aborted: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
-        if trace.timed_out is None:
-            latched = await s.latched_errors()
-            trace.dialogs = await s.dialogs()
-        else:
-            latched = []
-        trace.errors = s.log.errors() + ([] if s.log.page_errors else [f"uncaught: {e}" for e in latched])
-        trace.errors += [f"blocking dialog: {d}" for d in trace.dialogs]
+        work = _run(s, trace, out_dir, boot_timeout_s, tables)
+        trace.timed_out, trace.errors, trace.dialogs = await run_bounded(s, work, total_timeout_s)
     return trace

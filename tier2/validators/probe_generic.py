@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
-from tier2.validators.l1.runtime_gates import TIME_KEYS, state_delta
 from tier2.validators.pixels import pixel_stats
+from tier2.validators.probing import measure_input, run_bounded
 from tier2.validators.trace import InputProbe, PlayTrace
 
 __all__ = ["probe_generic_game", "START_SWEEP", "INPUT_SWEEP"]
@@ -26,7 +26,7 @@ START_SWEEP: tuple[str, ...] = ("Space", "Enter", "KeyS", "click")
 INPUT_SWEEP: tuple[str, ...] = ("click-interactive", "ArrowRight", "Space", "click-grid", "ArrowLeft", "ArrowUp",
                                 "KeyW", "KeyD", "Enter", "KeyA", "ArrowDown")
 _MAX_START_STAGES = 3
-_REACT_FRAMES = 12
+_IDLE_MS = 150.0
 
 # Objects get a stable id (a non-enumerable tag) so a spawned bullet does not shift every other object's key.
 _SNAPSHOT_JS = """() => {
@@ -117,21 +117,9 @@ async def _act(s: GameSession, action: str, down: bool) -> None:
 
 
 async def _probe_input(s: GameSession, action: str) -> InputProbe:
-    probe = InputProbe(label=action, key=action)
-    probe.before = await _snapshot(s)
-    await s.advance(150)
-    probe.idle_after = await _snapshot(s)
-    drift = state_delta(probe.before, probe.idle_after)
-    await _act(s, action, down=True)
-    frames = await s.evaluate(_FRAMES_JS, _REACT_FRAMES)
-    await _act(s, action, down=False)
-    for i, snap in enumerate(frames, start=1):
-        if {k for k in state_delta(probe.idle_after, snap, both=True) - drift if k.split(".")[-1] not in TIME_KEYS}:
-            probe.frames_to_react = i
-            break
-    await s.advance(50)
-    probe.after = await _snapshot(s)
-    return probe
+    return await measure_input(s, InputProbe(label=action, key=action), lambda: _snapshot(s),
+                               lambda: _act(s, action, down=True), lambda: _act(s, action, down=False), _FRAMES_JS,
+                               _IDLE_MS)
 
 
 async def _pointer_tour(s: GameSession) -> None:
@@ -239,14 +227,6 @@ async def probe_generic_game(
     out_dir.mkdir(parents=True, exist_ok=True)
     trace = PlayTrace(mode="generic", url=url)
     async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
-        try:
-            await asyncio.wait_for(_run(s, trace, out_dir, boot_timeout_s), total_timeout_s)
-        except TimeoutError:
-            trace.timed_out = f"the page stopped answering within {total_timeout_s:.0f}s (infinite loop or hang?)"
-        except Exception as exc:  # noqa: BLE001 - a crashed page/browser is an observation
-            trace.timed_out = f"probe aborted: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
-        latched = [] if trace.timed_out else await s.latched_errors()
-        trace.dialogs = [] if trace.timed_out else await s.dialogs()
-        trace.errors = s.log.errors() + ([] if s.log.page_errors else [f"uncaught: {e}" for e in latched])
-        trace.errors += [f"blocking dialog: {d}" for d in trace.dialogs]
+        work = _run(s, trace, out_dir, boot_timeout_s)
+        trace.timed_out, trace.errors, trace.dialogs = await run_bounded(s, work, total_timeout_s)
     return trace

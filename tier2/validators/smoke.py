@@ -14,6 +14,7 @@ from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
 from tier2.validators.pixels import pixel_stats
+from tier2.validators.probing import run_bounded
 from tier2.validators.trace import PlayTrace
 
 __all__ = ["smoke_default_renderer"]
@@ -67,14 +68,10 @@ async def smoke_default_renderer(
     out_dir.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {"booted": False}
     async with GameSession(pool, url, serve_root=serve_root) as s:
-        try:
-            await asyncio.wait_for(_run(s, out_dir, result, boot_timeout_s), total_timeout_s)
-        except TimeoutError:
-            result["timed_out"] = f"default-renderer session stopped answering within {total_timeout_s:.0f}s"
-        except Exception as exc:  # noqa: BLE001 - observation, not a bug
-            result["timed_out"] = f"default-renderer session aborted: {type(exc).__name__}: {exc}"[:300]
-        latched = [] if "timed_out" in result else await s.latched_errors()
-        errors = s.log.errors() + ([] if s.log.page_errors else [f"uncaught: {e}" for e in latched])
+        timed_out, errors, _ = await run_bounded(s, _run(s, out_dir, result, boot_timeout_s), total_timeout_s,
+                                                 what="the default-renderer session")
+    if timed_out:
+        result["timed_out"] = timed_out
     label = result.get("renderer") or "default"
     trace.errors = [f"[{label}] {e}" for e in errors] + trace.errors
     if "timed_out" in result:

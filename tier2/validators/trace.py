@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +60,6 @@ class PlayTrace:
 
     def lap(self, name: str, since: float) -> float:
         """Record wall time since ``since`` under ``name``; returns now (monotonic)."""
-        import time
-
         now = time.monotonic()
         self.timings_ms[name] = self.timings_ms.get(name, 0) + int((now - since) * 1000)
         return now

@@ -22,13 +22,10 @@ from tier2.validators.data import (
     economy_from_tier2_tables,
 )
 
-_json = read_json
-_errors = error_messages
-
 
 @pytest.fixture(scope="module")
 def crops(corpus: Path) -> dict:
-    return _json(corpus / "farming-amcolash" / "crops.json")
+    return read_json(corpus / "farming-amcolash" / "crops.json")
 
 
 # --- farming-amcolash ---------------------------------------------------------------------------------------------
@@ -50,7 +47,7 @@ def test_farming_start_below_the_cheapest_seed_is_a_soft_lock(crops: dict, start
     r = check_economy(economy_from_farming(crops, start_money=start))
     assert r.passed is passed
     lock = f"soft-lock: start money {start} is below the cheapest useful input (tomato_seed at 10)"
-    assert (lock in _errors(r)) is not passed
+    assert (lock in error_messages(r)) is not passed
 
 
 def test_farming_mutant_where_no_crop_pays_has_no_profit_path(crops: dict) -> None:
@@ -59,14 +56,14 @@ def test_farming_mutant_where_no_crop_pays_has_no_profit_path(crops: dict) -> No
         crop["revenue"] = crop["cost"] - 1
     r = check_economy(economy_from_farming(mutant))
     assert not r.passed and not r.evidence["profitable"]
-    assert any(m.startswith("no profitable strategy") for m in _errors(r))
+    assert any(m.startswith("no profitable strategy") for m in error_messages(r))
     assert r.evidence["loss_path_kinds"] == {"losing_trade": 6, "perish": 6}
 
 
 # --- GRMC ---------------------------------------------------------------------------------------------------------
 
 def test_grmc_points_only_is_not_applicable(corpus: Path) -> None:
-    r = check_economy(economy_from_grmc(_json(corpus / "grmc" / "tables.json")))
+    r = check_economy(economy_from_grmc(read_json(corpus / "grmc" / "tables.json")))
     assert r.passed and r.evidence["applicable"] is False
     assert r.summary == "not applicable: no money in this game"
     assert r.findings == []
@@ -93,7 +90,7 @@ def test_sell_prices_are_not_income(tables: dict) -> None:
     tables["prices.json"]["sell"] = {k: 1000 for k in tables["prices.json"]["sell"]}
     r = check_economy(economy_from_tier2_tables(tables))
     assert not r.passed
-    assert any(m.startswith("no profitable strategy") for m in _errors(r))
+    assert any(m.startswith("no profitable strategy") for m in error_messages(r))
 
 
 def test_rewards_below_input_costs_have_no_profitable_strategy(tables: dict) -> None:
@@ -105,7 +102,7 @@ def test_rewards_below_input_costs_have_no_profitable_strategy(tables: dict) -> 
     r = check_economy(economy_from_tier2_tables(tables))
     assert not r.passed and not r.evidence["profitable"]
     assert r.evidence["cycle_profit"] == -6
-    assert _errors(r) == ["no profitable strategy: serving the 6 orders in turn from 100 nets -6 per cycle"]
+    assert error_messages(r) == ["no profitable strategy: serving the 6 orders in turn from 100 nets -6 per cycle"]
     assert r.evidence["loss_path_kinds"]["losing_trade"] == 6
 
 
@@ -113,14 +110,14 @@ def test_start_money_zero_is_a_soft_lock(tables: dict) -> None:
     tables["economy.json"]["start_money"] = 0
     r = check_economy(economy_from_tier2_tables(tables))
     assert not r.passed
-    assert "soft-lock: start money 0 is below the cheapest useful input (sugar at 1)" in _errors(r)
+    assert "soft-lock: start money 0 is below the cheapest useful input (sugar at 1)" in error_messages(r)
 
 
 def test_start_money_below_the_first_order_is_a_soft_lock(tables: dict) -> None:
     tables["economy.json"]["start_money"] = 3  # o1 needs 2 flour at 2 = 4
     r = check_economy(economy_from_tier2_tables(tables))
     assert not r.passed
-    assert "soft-lock: 3 in hand when o1 comes up, its inputs cost 4" in _errors(r)
+    assert "soft-lock: 3 in hand when o1 comes up, its inputs cost 4" in error_messages(r)
 
 
 def test_free_inputs_leave_no_way_to_lose() -> None:
@@ -128,7 +125,7 @@ def test_free_inputs_leave_no_way_to_lose() -> None:
                          {"bar": 1})], sinks=[Sink("sell", "bar", 1, 3)])
     r = check_economy(model)
     assert not r.passed and r.evidence["profitable"] and r.evidence["loss_paths"] == []
-    assert any(m.startswith("no loss path") for m in _errors(r))
+    assert any(m.startswith("no loss path") for m in error_messages(r))
 
 
 @pytest.mark.parametrize(("start", "kinds"), [(5, {"dead_purchase"}), (4, {"dead_purchase", "bankruptcy"})])

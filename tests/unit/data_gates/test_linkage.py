@@ -20,16 +20,12 @@ from tier2.validators.data import (
 )
 from tier2.validators.data.graph import self_sourced, strongly_connected
 
-_json = read_json
-_errors = error_messages
-
-
 # --- Minecraft ----------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def mc119(corpus: Path) -> CraftGraph:
-    return from_minecraft(_json(corpus / "minecraft-1.19" / "items.json"),
-                          _json(corpus / "minecraft-1.19" / "recipes.json"))
+    return from_minecraft(read_json(corpus / "minecraft-1.19" / "items.json"),
+                          read_json(corpus / "minecraft-1.19" / "recipes.json"))
 
 
 def test_minecraft_119_has_21_legitimate_cycles_and_passes(mc119: CraftGraph) -> None:
@@ -40,7 +36,7 @@ def test_minecraft_119_has_21_legitimate_cycles_and_passes(mc119: CraftGraph) ->
     assert ev["cycle_sizes"] == {"2": 18, "3": 3}  # gold, iron and copper cycles have three members
     for pair in (["coal", "coal_block"], ["diamond", "diamond_block"], ["redstone", "redstone_block"]):
         assert pair in ev["examples"]["cycles"]
-    assert r.passed and r.id == "l1.data_linkage" and r.layer == "L1" and _errors(r) == []
+    assert r.passed and r.id == "l1.data_linkage" and r.layer == "L1" and error_messages(r) == []
     assert r.summary.startswith("ok: ") and "21 cycles" in r.summary
     assert ev["unreachable_items"] == 0
 
@@ -49,7 +45,7 @@ def test_minecraft_119_fails_under_the_strictly_acyclic_policy(mc119: CraftGraph
     r = check_linkage(mc119, strict_acyclic=True)
     assert not r.passed and r.blocking
     assert "(21 error(s))" in r.summary
-    errors = _errors(r)
+    errors = error_messages(r)
     assert len(errors) == 21  # 20 examples + "... and 1 more cycles"
     assert errors[-1] == "... and 1 more cycles"
 
@@ -62,11 +58,11 @@ def test_minecraft_raw_items_include_world_items_only_made_from_their_own_cycle(
 
 
 def test_minecraft_112_from_the_installed_package_has_one_dangling_reference(minecraft_data_dir: Path) -> None:
-    paths = _json(minecraft_data_dir / "dataPaths.json")["pc"]["1.12"]
+    paths = read_json(minecraft_data_dir / "dataPaths.json")["pc"]["1.12"]
     base = minecraft_data_dir
-    items = _json(base / paths["items"] / "items.json")
-    recipes = _json(base / paths["recipes"] / "recipes.json")
-    blocks = _json(base / paths["blocks"] / "blocks.json")
+    items = read_json(base / paths["items"] / "items.json")
+    recipes = read_json(base / paths["recipes"] / "recipes.json")
+    blocks = read_json(base / paths["blocks"] / "blocks.json")
     r = check_linkage(from_minecraft(items, recipes, blocks))
     ev = r.evidence
     assert ev["dangling"] == 1
@@ -75,7 +71,7 @@ def test_minecraft_112_from_the_installed_package_has_one_dangling_reference(min
     assert ev["self_loops"] == 64 and ev["self_loop_recipes"] == 121  # repairs, dyeing: allowed
     assert ev["bootstrap_free_cycles"] == 0 and ev["unreachable_demands"] == 0
     assert not r.passed
-    assert _errors(r) == ["recipes[157][0] (activator_rail).inShape: unknown item 'unlit_redstone_torch#75' "
+    assert error_messages(r) == ["recipes[157][0] (activator_rail).inShape: unknown item 'unlit_redstone_torch#75' "
                           "(dangling reference)"]
     plain = check_linkage(from_minecraft(items, recipes))  # without block names the id alone is shown
     assert plain.evidence["examples"]["dangling"][0]["item"] == "#75"
@@ -84,7 +80,7 @@ def test_minecraft_112_from_the_installed_package_has_one_dangling_reference(min
 # --- GRMC ---------------------------------------------------------------------------------------------------------
 
 def test_grmc_is_a_clean_one_level_dag(corpus: Path) -> None:
-    g = from_grmc(_json(corpus / "grmc" / "tables.json"))
+    g = from_grmc(read_json(corpus / "grmc" / "tables.json"))
     r = check_linkage(g)
     assert r.passed, r.findings
     ev = r.evidence
@@ -94,7 +90,7 @@ def test_grmc_is_a_clean_one_level_dag(corpus: Path) -> None:
 
 
 def test_grmc_mutant_with_an_unknown_ingredient_is_dangling(corpus: Path) -> None:
-    data = _json(corpus / "grmc" / "tables.json")
+    data = read_json(corpus / "grmc" / "tables.json")
     data["RECIPES"][0]["ingredients"].append("truffle")
     r = check_linkage(from_grmc(data))
     assert not r.passed
@@ -159,7 +155,7 @@ def test_bootstrap_free_cycle_fails_but_a_bootstrapped_one_passes(tables: dict) 
     r = check_linkage(from_tier2_tables(tables))
     assert not r.passed
     assert r.evidence["examples"]["bootstrap_free_cycles"] == [["dust", "gem"]]
-    assert any(m.startswith("bootstrap-free cycle {dust, gem}") for m in _errors(r))
+    assert any(m.startswith("bootstrap-free cycle {dust, gem}") for m in error_messages(r))
 
 
 def test_self_loop_recipe_is_allowed(tables: dict) -> None:

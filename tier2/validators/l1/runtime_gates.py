@@ -8,8 +8,9 @@ from typing import Any
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.trace import InputProbe, PixelStats, PlayTrace
 
-__all__ = ["RUNTIME_GATES", "input_reaction", "boots", "no_errors", "frames_advance", "canvas_not_blank", "activity",
-           "input_changes_state", "control_responsiveness", "latch_split", "state_delta"]
+__all__ = ["RUNTIME_GATES", "input_reaction", "reaction", "boots", "no_errors", "frames_advance",
+           "canvas_not_blank", "activity", "input_changes_state", "control_responsiveness", "latch_split",
+           "state_delta"]
 
 MIN_FRAME_DELTA = 10
 MIN_FRAME_SHARE = 0.3  # at least 30% of the frames the virtual time allows
@@ -109,22 +110,24 @@ def state_delta(before: Any, after: Any, prefix: str = "", both: bool = False) -
     return set() if before == after else {prefix.rstrip(".") or "<root>"}
 
 
-def input_reaction(p: InputProbe) -> set[str]:
-    """What the input changed: paths changed after the input, minus what changed on its own while idle, minus
-    clocks; only things that exist before and after count."""
-    drift = state_delta(p.before, p.idle_after)
-    changed = state_delta(p.idle_after, p.after, both=True)
+def reaction(before: Any, idle_after: Any, after: Any) -> set[str]:
+    """What an input changed: paths changed after it, minus what changed on its own while idle, minus clocks;
+    only things that exist before and after count."""
+    drift = state_delta(before, idle_after)
+    changed = state_delta(idle_after, after, both=True)
     return {k for k in changed - drift if k.split(".")[-1] not in TIME_KEYS}
 
 
-_input_reaction = input_reaction
+def input_reaction(p: InputProbe) -> set[str]:
+    return reaction(p.before, p.idle_after, p.after)
+
 
 
 def input_changes_state(t: PlayTrace) -> ValidationResult:
     gate = "l1.input_changes_state"
     if not t.inputs:
         return _fail(gate, "no input was scripted (game did not boot)", [])
-    reactions = {p.label: sorted(_input_reaction(p)) for p in t.inputs}
+    reactions = {p.label: sorted(input_reaction(p)) for p in t.inputs}
     dead = [p for p in t.inputs if not reactions[p.label]]
     ev = {"inputs": [{"label": p.label, "key": p.key, "changed": reactions[p.label],
                       "frames_to_react": p.frames_to_react} for p in t.inputs]}
@@ -149,9 +152,9 @@ def activity(t: PlayTrace) -> ValidationResult:
 
 def control_responsiveness(t: PlayTrace) -> ValidationResult:
     gate = "l1.control_responsiveness"
-    reacting = [p for p in t.inputs if _input_reaction(p) and not p.label.startswith("start:")]
+    reacting = [p for p in t.inputs if input_reaction(p) and not p.label.startswith("start:")]
     if not reacting:
-        if any(_input_reaction(p) for p in t.inputs):  # only scene transitions reacted (they may animate)
+        if any(input_reaction(p) for p in t.inputs):  # only scene transitions reacted (they may animate)
             return _ok(gate, "only start transitions observed; no in-game control to time",
                        limit_frames=MAX_REACT_FRAMES)
         return _fail(gate, "no input reaction to time (see l1.input_changes_state)", [])
