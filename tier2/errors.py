@@ -19,6 +19,8 @@ __all__ = [
     "PackError",
     "ModelRouteError",
     "NotFound",
+    "RunLimitReached",
+    "StaleLease",
 ]
 
 
@@ -69,3 +71,18 @@ class PackError(SetupError):
 
 class ModelRouteError(OperatorError):
     """A model route is unknown or misconfigured."""
+
+
+class RunLimitReached(Tier2Error):
+    """A governance limit (budget cap, deadline, step cap, stuck pattern, timeout) stopped the run.
+
+    The message names the exact limit, e.g. ``budget: 0.41 USD cap, 17 calls, 0.398 spent``; the run ends
+    ``stopped`` with it as the reason and delivers the best verified result so far."""
+
+    def __init__(self, limit: str, detail: str) -> None:
+        super().__init__(f"{limit}: {detail}")
+        self.limit, self.detail = limit, detail
+
+
+class StaleLease(Tier2Error):
+    """This worker's lease on a run was taken over (its fencing token is no longer current): stop writing."""

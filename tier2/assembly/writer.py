@@ -14,7 +14,7 @@ from agentscope.state import AgentState
 from agentscope.tool import Toolkit
 from agentscope.workspace import LocalWorkspace
 
-from tier2.middleware import build_middlewares
+from tier2.middleware import RunLayers, build_middlewares
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
 from tier2.settings.loader import Policy
@@ -62,7 +62,7 @@ def _state(state_json: str | None, project: Path) -> AgentState:
 async def build_writer(
     *, project_id: str, project: Path, pack: Pack, policy: Policy, model: ChatModelBase,
     runner: ValidationRunner, reports_dir: Path, cancelled: Callable[[], bool] | None = None,
-    state_json: str | None = None,
+    state_json: str | None = None, layers: RunLayers | None = None,
 ) -> WriterHandle:
     workspace = project_workspace(project_id, project, pack.skill_dirs)
     await workspace.initialize()
@@ -76,7 +76,7 @@ async def build_writer(
     )
     agent = Agent(
         name="writer", system_prompt=system_prompt, model=model, toolkit=toolkit,
-        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False)),
+        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False), layers),
         state=_state(state_json, project),
         offloader=workspace, react_config=ReActConfig(max_iters=policy.writer.max_iters),
     )

@@ -1,27 +1,57 @@
 """The run's middleware onion, declared in one place (index 0 = outermost).
 
-    Cancel      — outermost: once cancellation is requested, no further model call or tool starts
-    PathGuard   — refuses file-tool calls outside the project before anything runs
+    tracing     — outermost: its spans include the time spent in every layer below (OpenTelemetry)
+    cancel      — once cancellation is requested, no further model call or tool starts
+    budget      — hard ledger: reserve before each model call, refuse past the cap (+ AgentScope's soft budget)
+    breakers    — step caps, stuck patterns, timeouts: stop a looping or stalled agent with a reason
+    checkpoint  — persists the AgentState after every tool result and at reply end (resume point)
+    operations  — tool calls keyed by operation id: a side effect already done is looked up, never repeated
+    path_guard  — innermost: refuses file-tool calls outside the project right before they run
 
-Budget, circuit breakers, tracing and checkpoints join this list (outermost first: tracing → budget →
-breakers → checkpoint → path guard) as the governance and durability work lands; a unit test pins the order.
+Why this order: tracing must see refusals by budget/breakers; budget sits outside breakers so a refused call
+is never counted as agent progress; checkpoint sits outside the operation ledger so a checkpoint after a tool
+always covers the recorded operation. Each layer keeps per-run state in ``AgentState.middle_context`` (or in
+Redis), never on the instance. A unit test pins the order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from agentscope.middleware import MiddlewareBase
 
 from tier2.middleware.cancel import CancelMiddleware
 from tier2.middleware.path_guard import PathGuardMiddleware
 
-__all__ = ["build_middlewares"]
+__all__ = ["RunLayers", "build_middlewares"]
 
 
 def _never() -> bool:
     return False
 
 
-def build_middlewares(project_root: str, cancelled: Callable[[], bool] = _never) -> list[MiddlewareBase]:
-    return [CancelMiddleware(cancelled), PathGuardMiddleware(project_root)]
+@dataclass
+class RunLayers:
+    """The per-run layers built by the run (each optional: a bare agent in a test has none of them)."""
+
+    tracing: Sequence[MiddlewareBase] = field(default_factory=list)
+    budget: Sequence[MiddlewareBase] = field(default_factory=list)
+    breakers: Sequence[MiddlewareBase] = field(default_factory=list)
+    checkpoint: Sequence[MiddlewareBase] = field(default_factory=list)
+    operations: Sequence[MiddlewareBase] = field(default_factory=list)
+
+
+def build_middlewares(
+    project_root: str, cancelled: Callable[[], bool] = _never, layers: RunLayers | None = None,
+) -> list[MiddlewareBase]:
+    lay = layers or RunLayers()
+    return [
+        *lay.tracing,
+        CancelMiddleware(cancelled),
+        *lay.budget,
+        *lay.breakers,
+        *lay.checkpoint,
+        *lay.operations,
+        PathGuardMiddleware(project_root),
+    ]

@@ -16,11 +16,12 @@ from agentscope.event import ExceedMaxItersEvent
 from agentscope.message import Msg, UserMsg
 
 from tier2.assembly import build_writer
-from tier2.errors import BadInput, Tier2Error
+from tier2.errors import BadInput, RunLimitReached, Tier2Error
 from tier2.events import GateResult, PhaseChanged, RunFinished, RunStarted, Tier2Event
 from tier2.models.routing import build_model
 from tier2.prompts import render_prompt
 from tier2.runs.delivery import write_delivery
+from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.owner import process_owner
 from tier2.runs.progress import EventMapper
 from tier2.runs.runtime import Runtime
@@ -48,6 +49,8 @@ class RunRequest:
     existing_project: Path | None = None
     #: the writer's AgentState (JSON) from the thread's previous run: a follow-up continues that conversation
     initial_state: str | None = None
+    #: per-run options for the governance layers (e.g. ``{"budget": {"usd": 0.5, "tokens": 200000}}``)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -137,10 +140,12 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     report_path: Path | None = None
     try:
         cancel = req.cancel
+        layers = build_run_layers(LayerContext(run_id=run_id, agent="writer", policy=policy, route_name=route_name,
+                                               route=route, runtime=rt, options=dict(req.options)))
         handle = await build_writer(project_id=info.project_id, project=project, pack=rt.pack, policy=policy,
                                     model=model, runner=runner, reports_dir=reports,
                                     cancelled=(lambda: cancel.is_set()) if cancel is not None else None,
-                                    state_json=req.initial_state)
+                                    state_json=req.initial_state, layers=layers)
         run.mark("setup_done")
         await _phase(run, "implement", f"writer {route_name}", mapper)
         message: Msg = UserMsg("user", render_prompt("run_request", brief=brief, project=project))
@@ -176,6 +181,9 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
         status, reason = "stopped", "cancelled by request"
         if req.cancel is None or not req.cancel.is_set():
             raise  # a shutdown, not a request: finish the record below, then let the task end cancelled
+    except RunLimitReached as exc:
+        status, reason = "stopped", str(exc)
+        report = _best_verified(handle, report)
     except Tier2Error as exc:
         status, reason = "failed", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # noqa: BLE001 - no silent failure: every crash becomes a terminal reason
@@ -187,6 +195,14 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
         if handle is not None:
             outcome.agent_state = handle.agent.state.model_dump_json()
     return outcome
+
+
+def _best_verified(handle: Any, report: ValidationReport | None) -> ValidationReport | None:
+    """The best verified result so far when a limit stops the run: the writer's last passing check, if any."""
+    if report is not None and report.passed:
+        return report
+    last = handle.tools.last_report if handle is not None else None
+    return last if last is not None and last.passed else report
 
 
 async def _phase(run: _Run, phase: str, detail: str, mapper: EventMapper | None = None) -> None:
