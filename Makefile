@@ -4,7 +4,7 @@
 BRIEF ?= a potion shop tycoon where I brew potions from herbs and sell them to adventurers
 VENV := .venv/bin
 
-.PHONY: setup demo test lint serve bench clean
+.PHONY: setup demo test lint serve bench bench-onion clean
 setup:
 	@scripts/setup.sh
 
@@ -23,6 +23,9 @@ serve: setup
 
 bench: setup
 	$(VENV)/python bench/generate.py
+
+bench-onion: setup
+	$(VENV)/python bench/onion_overhead.py --breakdown
 
 clean:
 	rm -rf workspaces/projects workspaces/.redis

@@ -20,7 +20,8 @@ from tier2.models.offline import OfflineCredential
 from tier2.packs import load_pack
 from tier2.runs import open_runtime
 from tier2.runs.owner import sweep_orphans
-from tier2.service import health, projects, runs
+from tier2.runs.worker import Worker, ensure_group
+from tier2.service import health, projects, runs, trajectory
 from tier2.service.auth import tenant_of
 from tier2.settings.api_keys import ApiKeys
 from tier2.settings.loader import Settings
@@ -37,7 +38,9 @@ def _redis_params(url: str) -> dict[str, object]:
     return {"host": u.hostname or "127.0.0.1", "port": u.port or 6379, "db": db, "password": u.password}
 
 
-def build_app(settings: Settings, redis_url: str) -> FastAPI:
+def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
+    """The service; ``workers`` in-process workers take runs from the dispatch stream (0: only external
+    ``tier2 worker`` processes run them)."""
     params = _redis_params(redis_url)
     storage = RedisStorage(**params)  # type: ignore[arg-type]
     bus = RedisMessageBus(**params)  # type: ignore[arg-type]
@@ -57,23 +60,29 @@ def build_app(settings: Settings, redis_url: str) -> FastAPI:
     async def lifespan(a: FastAPI) -> AsyncIterator[None]:
         async with open_runtime(settings, redis_url) as rt:
             a.state.tier2 = rt
-            orphans = await sweep_orphans(rt.store)  # runs whose serving process died: end them visibly
+            orphans = await sweep_orphans(rt.store)  # foreground runs whose process died: end them visibly
             if orphans:
                 log.warning("ended %d run(s) orphaned by a dead process: %s", len(orphans), ", ".join(orphans))
-            async with agentscope_lifespan(a):
-                yield
-            tasks = list(a.state.tier2_tasks.values())
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await ensure_group(rt)
+            stop = asyncio.Event()
+            a.state.tier2_workers = [Worker(rt) for _ in range(workers)]
+            tasks = [asyncio.create_task(w.serve(stop)) for w in a.state.tier2_workers]
+            log.info("tier2 service: %d in-process worker(s), redis %s", workers, redis_url)
+            try:
+                async with agentscope_lifespan(a):
+                    yield
+            finally:
+                stop.set()  # running attempts are interrupted and released: they resume in another worker
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
 
     app.router.lifespan_context = lifespan
     app.state.tier2_api_keys = ApiKeys.from_env()
-    app.state.tier2_tasks = {}
-    app.state.tier2_cancels = {}
-    app.state.tier2_active_projects = {}
+    app.state.tier2_workers = []
     app.dependency_overrides[get_current_user_id] = tenant_of  # AgentScope's routes use the same tenants
     app.include_router(health.router)
     app.include_router(runs.router)
     app.include_router(projects.router)
+    app.include_router(trajectory.router)
     return app

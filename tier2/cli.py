@@ -1,4 +1,4 @@
-"""The ``tier2`` command line: generate, serve, validate, doctor.
+"""The ``tier2`` command line: generate, serve, worker, validate, doctor.
 
 Exit codes: 0 success (game delivered / all L1 gates pass / healthy), 1 the run or a gate failed,
 2 usage or setup error (bad brief, missing Chromium/esbuild/Redis, unknown model route).
@@ -22,6 +22,7 @@ from tier2.settings.loader import Settings, load_security
 __all__ = ["main"]
 
 MAX_BRIEF_FILE_BYTES = 1_000_000
+_TRACED_COMMANDS = ("generate", "serve", "worker")
 
 
 def _read_brief(args: argparse.Namespace) -> str:
@@ -77,7 +78,8 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
 
     async with open_runtime(settings, redis_url) as rt:
         out = Path(args.out).resolve() if args.out else None
-        outcome = await execute_run(rt, RunRequest(brief=brief, out_dir=out, model=args.model),
+        outcome = await execute_run(rt, RunRequest(brief=brief, out_dir=out, model=args.model,
+                                                   options=_budget_options(args)),
                                     sink=_Progress(args.quiet))
     d = outcome.delivery
     if args.json:
@@ -122,11 +124,40 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        "(with no keys tier2 runs in single-user local mode on loopback only)")
 
     def serve(url: str) -> int:
-        app = build_app(settings, url)
+        app = build_app(settings, url, workers=args.workers)
+        print(f"tier2 serve: {args.workers} in-process worker(s); more workers: REDIS_URL={url} tier2 worker",
+              file=sys.stderr, flush=True)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
         return 0
 
     return _with_redis(settings, serve)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """A worker process: takes runs from the shared Redis's dispatch stream until SIGTERM/SIGINT."""
+    import os
+    import signal
+
+    from tier2.runs import open_runtime
+    from tier2.runs.worker import Worker
+
+    settings = Settings()
+    if not settings.redis_url:
+        raise BadInput("tier2 worker needs the service's Redis: set REDIS_URL (tier2 serve logs the URL it uses)")
+
+    async def run(url: str) -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        async with open_runtime(settings, url) as rt:
+            worker = Worker(rt, args.name, concurrency=args.concurrency)
+            print(f"tier2 worker {worker.name} (pid {os.getpid()}) on {url}", file=sys.stderr, flush=True)
+            await worker.serve(stop)
+            print(f"tier2 worker {worker.name}: stopped after {worker.finished} run(s)", file=sys.stderr)
+        return 0
+
+    return _with_redis(settings, lambda url: asyncio.run(run(url)))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -160,6 +191,39 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return _with_redis(settings, run)
 
 
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} must be 0 or more")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _usd(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of USD") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} must be a positive amount of USD")
+    return value
+
+
+def _budget_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--budget-usd`` / ``--budget-tokens`` as the run's ``budget`` option (unset → hot config default)."""
+    own = {"usd": args.budget_usd, "tokens": args.budget_tokens}
+    return {"budget": {k: v for k, v in own.items() if v is not None}}
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tier2", description="Generate playable, validated Phaser games from a brief.")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -171,12 +235,22 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--model", help="model route from config/policy/models.yaml (default: offline)")
     g.add_argument("--json", action="store_true", help="print the delivery record as JSON")
     g.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    g.add_argument("--budget-usd", type=_usd, metavar="X",
+                   help="USD cap for this run, all model calls together (default: budget.usd in hot config)")
+    g.add_argument("--budget-tokens", type=_positive, metavar="N",
+                   help="input+output token cap for this run (default: budget.tokens in hot config)")
     g.set_defaults(fn=cmd_generate)
     s = sub.add_parser("serve", help="run the HTTP service (AgentScope create_app + tier2 routes)")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
     s.add_argument("--log-level", default="info")
+    s.add_argument("--workers", type=_non_negative, default=1,
+                   help="in-process workers running accepted runs (0: only separate `tier2 worker` processes)")
     s.set_defaults(fn=cmd_serve)
+    w = sub.add_parser("worker", help="run accepted runs from the shared Redis (REDIS_URL) until stopped")
+    w.add_argument("--concurrency", type=_positive, default=1, help="runs at a time in this process")
+    w.add_argument("--name", help="consumer name (default: host-pid-random)")
+    w.set_defaults(fn=cmd_worker)
     v = sub.add_parser("validate", help="build (if needed) and run the L1 gates on a game (exit 0 pass, 1 fail)")
     v.add_argument("path", help="a game project directory (tier2 or any Phaser/Vite project) or a loopback URL")
     v.add_argument("--mode", choices=["auto", "contract", "generic"], default="auto",
@@ -198,6 +272,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "generate" and args.brief is None and not args.brief_file:
         parser.error("generate needs a BRIEF (or --brief-file, or '-' for stdin)")
     try:
+        if args.command in _TRACED_COMMANDS:
+            from tier2.telemetry import setup_tracing
+
+            setup_tracing()  # OpenTelemetry: off unless OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT names a collector
         return int(args.fn(args))
     except Tier2Error as exc:
         print(f"tier2: error: {exc}", file=sys.stderr)
@@ -205,6 +283,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tier2: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if args.command in _TRACED_COMMANDS:
+            from tier2.telemetry import shutdown_tracing
+
+            shutdown_tracing()  # flush the last spans before the process exits
 
 
 if __name__ == "__main__":

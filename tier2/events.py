@@ -20,6 +20,7 @@ __all__ = [
     "ToolStarted",
     "ToolFinished",
     "GateResult",
+    "AttemptStarted",
     "CancelRequested",
     "RunFinished",
     "Tier2Event",
@@ -88,6 +89,16 @@ class GateResult(_Event):
     summary: str = ""
 
 
+class AttemptStarted(_Event):
+    """A worker took the run under a new lease; ``attempt`` is also its fencing token."""
+
+    type: Literal["attempt_started"] = "attempt_started"
+    attempt: int
+    worker: str
+    resumed_from: int | None = None  # checkpoint number the attempt continues after (None: from the start)
+    stage: str = ""
+
+
 class CancelRequested(_Event):
     type: Literal["cancel_requested"] = "cancel_requested"
     by: str = ""
@@ -101,7 +112,8 @@ class RunFinished(_Event):
 
 
 Tier2Event = Annotated[
-    RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | CancelRequested | RunFinished,
+    RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
+    | RunFinished,
     Field(discriminator="type"),
 ]
 

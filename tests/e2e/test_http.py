@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import typing
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import uvicorn
 
 from tests.e2e.helpers import play_in_chromium
 from tier2.app import build_app
+from tier2.events import Tier2Event
 from tier2.settings.loader import Settings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.browser, pytest.mark.redis]
@@ -114,8 +116,7 @@ async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncCl
     assert Path(delivery["preview"]["path"]).exists()
 
 
-EVENT_TYPES = ["run_started", "phase_changed", "model_called", "tool_started", "tool_finished", "gate_result",
-               "cancel_requested", "run_finished"]
+EVENT_TYPES = [cls.model_fields["type"].default for cls in typing.get_args(typing.get_args(Tier2Event)[0])]
 
 
 async def test_browser_eventsource_resumes_after_dropped_connections(service: httpx.AsyncClient, pool) -> None:

@@ -35,7 +35,7 @@ async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> A
     with FakeOpenAIServer(_slow_model) as slow, pytest.MonkeyPatch.context() as mp:
         (config / "policy" / "zz-test.yaml").write_text(
             f"models:\n  slow:\n    kind: openai\n    model: slow-model\n    base_url: {slow.base_url}\n"
-            "    max_retries: 0\n")
+            "    max_retries: 0\nprices:\n  slow-model: {input_per_mtok: 0.0, output_per_mtok: 0.0}\n")
         (config / "security" / "zz-test.toml").write_text("[imports]\nmax_upload_bytes = 2000000\n")
         mp.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-123, tenant-b:key-of-tenant-b-456")
         settings = Settings(workspaces=root / "ws", redis_url=redis_url, config_dir=config)
@@ -93,6 +93,17 @@ async def test_idempotent_submit_and_tenant_isolation(service: httpx.AsyncClient
         assert (await service.request(method, path, headers=B)).status_code == 404, path
     assert (await service.get(f"/v1/runs/{run_id}/artifacts/screenshot.png", headers=A)).status_code == 200
     await _wait_terminal(service, other_tenant.json()["run_id"], B)
+
+    # a browser EventSource cannot send Authorization: a stream token bound to one run stands in for the key
+    assert (await service.post(f"/v1/runs/{run_id}/stream-token", headers=B)).status_code == 404
+    grant = (await service.post(f"/v1/runs/{run_id}/stream-token", headers=A)).json()
+    events = await service.get(grant["events"])
+    assert events.status_code == 200 and "event: run_finished" in events.text
+    other_run = other_tenant.json()["run_id"]
+    assert (await service.get(f"/v1/runs/{other_run}/events", params={"token": grant["token"]})).status_code == 401
+    assert (await service.get(f"/v1/runs/{run_id}", params={"token": grant["token"]})).status_code == 401
+    forged = grant["token"][:-2] + ("AA" if not grant["token"].endswith("AA") else "BB")
+    assert (await service.get(f"/v1/runs/{run_id}/events", params={"token": forged})).status_code == 401
 
 
 async def test_cancel_records_request_then_stop(service: httpx.AsyncClient) -> None:

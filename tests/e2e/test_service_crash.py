@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -40,31 +41,43 @@ def _serve(env: dict[str, str], port: int) -> subprocess.Popen:
     raise AssertionError("service did not start: " + (proc.stderr.read().decode()[-2000:] if proc.stderr else ""))
 
 
-def test_runs_of_a_killed_service_end_failed_with_a_terminal_event(tmp_path: Path, redis_url: str) -> None:
+def test_foreground_run_of_a_killed_cli_ends_failed_at_the_next_service_start(tmp_path: Path,
+                                                                             redis_url: str) -> None:
+    """``tier2 generate`` runs in its own process (no worker can resume it): when that process dies, the next
+    service start ends the run failed with a terminal event instead of reporting it running forever."""
     config = tmp_path / "config"
     shutil.copytree(REPO_ROOT / "config", config)
     with FakeOpenAIServer(lambda body: (time.sleep(2), Reply(text="thinking"))[1]) as slow:
         (config / "policy" / "zz-test.yaml").write_text(
-            f"models:\n  slow:\n    kind: openai\n    model: slow\n    base_url: {slow.base_url}\n    max_retries: 0\n")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TIER2_")}
-        env.update(REDIS_URL=redis_url, TIER2_WORKSPACES=str(tmp_path / "ws"), TIER2_CONFIG_DIR=str(config))
-        first = _serve(env, port := _port())
+            f"models:\n  slow:\n    kind: openai\n    model: slow\n    base_url: {slow.base_url}\n    max_retries: 0\n"
+            "prices:\n  slow: {input_per_mtok: 0.0, output_per_mtok: 0.0}\n")  # unpriced = refused by the budget
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TIER2_", "REDIS_URL"))}
+        env.update(REDIS_URL=redis_url, TIER2_WORKSPACES=str(tmp_path / "ws"), TIER2_CONFIG_DIR=str(config),
+                   TIER2_KEY_PREFIX=f"crash-{tmp_path.name}")
+        cli = subprocess.Popen([sys.executable, "-m", "tier2", "generate", POTION, "--model", "slow", "--json"],
+                               cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            run_id = httpx.post(f"http://127.0.0.1:{port}/v1/runs", json={"brief": POTION, "model": "slow"},
-                                timeout=30).json()["run_id"]
-            for _ in range(200):
-                if httpx.get(f"http://127.0.0.1:{port}/v1/runs/{run_id}").json().get("phase") == "implement":
+            for _ in range(300):
+                line = cli.stderr.readline().decode() if cli.stderr else ""
+                if "writer slow" in line or "implement" in line:
                     break
-                time.sleep(0.05)
         finally:
-            first.send_signal(signal.SIGKILL)
-            first.wait()
-        second = _serve(env, port2 := _port())
+            cli.send_signal(signal.SIGKILL)
+            cli.wait()
+            if cli.stderr:
+                cli.stderr.close()
+        service = _serve(env, port := _port())
         try:
-            run = httpx.get(f"http://127.0.0.1:{port2}/v1/runs/{run_id}").json()
-            events = httpx.get(f"http://127.0.0.1:{port2}/v1/runs/{run_id}/events", timeout=30).text
+            runs = httpx.get(f"http://127.0.0.1:{port}/healthz").json()
+            assert runs is not None
+            import redis
+
+            r = redis.Redis.from_url(redis_url, decode_responses=True)
+            run_id = r.zrange(f"crash-{tmp_path.name}:runs", 0, -1)[0]
+            record = json.loads(r.get(f"crash-{tmp_path.name}:run:{run_id}"))
+            events = [json.loads(f["e"]) for _, f in r.xrange(f"crash-{tmp_path.name}:run:{run_id}:events")]
         finally:
-            second.terminate()
-            second.wait(timeout=30)
-    assert run["status"] == "failed" and "died" in run["stop_reason"]
-    assert events.rstrip().splitlines()[-1].startswith("data: ") and "event: run_finished" in events
+            service.terminate()
+            service.wait(timeout=30)
+    assert record["status"] == "failed" and "died" in record["stop_reason"]
+    assert events[-1]["type"] == "run_finished" and events[-1]["status"] == "failed"

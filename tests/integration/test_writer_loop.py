@@ -38,7 +38,8 @@ async def test_offline_faulty_model_repairs_syntax_and_data_faults(runtime, tmp_
 def _config_route(config_dir: Path, name: str, base_url: str) -> None:
     (config_dir / "policy" / "zz-test.yaml").write_text(
         f"models:\n  {name}:\n    kind: openai\n    model: fake-model\n    base_url: {base_url}\n"
-        f"    api_key_env: TIER2_TEST_FAKE_KEY\n    max_retries: 0\n")
+        f"    api_key_env: TIER2_TEST_FAKE_KEY\n    max_retries: 0\n"
+        "budget: {usd: null}\n")  # fake-model is unpriced on purpose (metering says so); no USD cap needs no price
 
 
 def _scripted_llm(body: dict) -> Reply:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentscope.agent import Agent, ReActConfig
+from agentscope.agent import Agent, ModelConfig, ReActConfig
 from agentscope.model import ChatModelBase
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionMode, PermissionRule
 from agentscope.state import AgentState
@@ -62,7 +62,7 @@ def _state(state_json: str | None, project: Path) -> AgentState:
 async def build_writer(
     *, project_id: str, project: Path, pack: Pack, policy: Policy, model: ChatModelBase,
     runner: ValidationRunner, reports_dir: Path, cancelled: Callable[[], bool] | None = None,
-    state_json: str | None = None, layers: RunLayers | None = None,
+    state_json: str | None = None, layers: RunLayers | None = None, fallback_model: ChatModelBase | None = None,
 ) -> WriterHandle:
     workspace = project_workspace(project_id, project, pack.skill_dirs)
     await workspace.initialize()
@@ -79,5 +79,6 @@ async def build_writer(
         middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False), layers),
         state=_state(state_json, project),
         offloader=workspace, react_config=ReActConfig(max_iters=policy.writer.max_iters),
+        model_config=ModelConfig(fallback_model=fallback_model),  # the route's fallback (AgentScope's retry loop)
     )
     return WriterHandle(agent=agent, workspace=workspace, tools=tool_ctx)

@@ -8,10 +8,11 @@ from agentscope.credential import OpenAICredential
 from agentscope.model import ChatModelBase, OpenAIChatModel
 
 from tier2.errors import ModelRouteError
+from tier2.models.fallback import FallbackChain
 from tier2.models.offline import OfflineChatModel, OfflineCredential
 from tier2.settings.loader import ModelRoute
 
-__all__ = ["build_model"]
+__all__ = ["build_model", "build_fallback"]
 
 
 def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0) -> ChatModelBase:
@@ -35,3 +36,12 @@ def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0) ->
         credential=credential, model=route.model, parameters=params, stream=route.stream,
         max_retries=route.max_retries, context_size=route.context_size, client_kwargs={"timeout": timeout_s},
     )
+
+
+def build_fallback(chain: list[tuple[str, ModelRoute]], timeout_s: float = 120.0) -> ChatModelBase | None:
+    """The fallback for AgentScope's ``ModelConfig.fallback_model`` from a route's fallbacks (``Policy.route_chain``
+    without its first entry): None, the one fallback model, or a `FallbackChain` of several."""
+    models = [build_model(name, route, timeout_s) for name, route in chain]
+    if not models:
+        return None
+    return models[0] if len(models) == 1 else FallbackChain(models)

@@ -8,7 +8,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,24 +16,39 @@ from agentscope.event import ExceedMaxItersEvent
 from agentscope.message import Msg, UserMsg
 
 from tier2.assembly import build_writer
-from tier2.errors import BadInput, RunLimitReached, Tier2Error
-from tier2.events import GateResult, PhaseChanged, RunFinished, RunStarted, Tier2Event
-from tier2.models.routing import build_model
+from tier2.errors import BadInput, RunLimitReached, StaleLease, Tier2Error
+from tier2.events import AttemptStarted, GateResult, PhaseChanged, RunFinished, RunStarted, Tier2Event
+from tier2.middleware.budget import spend_guard_of
+from tier2.models.routing import build_fallback, build_model
 from tier2.prompts import render_prompt
 from tier2.runs.delivery import write_delivery
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.owner import process_owner
-from tier2.runs.progress import EventMapper
+from tier2.runs.progress import EventMapper, Usage
 from tier2.runs.runtime import Runtime
 from tier2.settings.loader import BriefLimits
+from tier2.store.run_store import Fence
+from tier2.telemetry import A, RunTrace
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.workspace import new_project, snapshot
 from tier2.workspace.projects import read_project
 
-__all__ = ["RunRequest", "RunOutcome", "execute_run", "validate_brief", "new_run_id"]
+__all__ = ["Resume", "RunRequest", "RunOutcome", "execute_run", "validate_brief", "new_run_id"]
 
 log = logging.getLogger(__name__)
 EventSink = Callable[[int, Tier2Event], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a new attempt continues: the newest checkpoint of the previous attempt."""
+
+    checkpoint: int
+    state_json: str
+    round: int
+    stage: str  # "turn": mid writer turn (continue it) | "turn_done": the turn ended (validate next)
+    usage: dict[str, Any] = field(default_factory=dict)
+    step: int = 0
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,11 @@ class RunRequest:
     existing_project: Path | None = None
     #: the writer's AgentState (JSON) from the thread's previous run: a follow-up continues that conversation
     initial_state: str | None = None
+    #: this attempt's lease (worker runs): every write checks it is still current; None for a foreground CLI run
+    fence: Fence | None = None
+    worker: str = ""
+    #: continue a previous attempt after its newest checkpoint
+    resume: Resume | None = None
     #: per-run options for the governance layers (e.g. ``{"budget": {"usd": 0.5, "tokens": 200000}}``)
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -89,15 +109,20 @@ def validate_brief(brief: object, limits: BriefLimits) -> str:
 class _Run:
     """One run's mutable bookkeeping (events, timings); lives only for the duration of `execute_run`."""
 
-    def __init__(self, rt: Runtime, run_id: str, sink: EventSink | None) -> None:
-        self.rt, self.run_id, self.sink = rt, run_id, sink
+    def __init__(self, rt: Runtime, run_id: str, sink: EventSink | None, fence: Fence | None) -> None:
+        self.rt, self.run_id, self.sink, self.fence = rt, run_id, sink, fence
+        self.round = 0
         self.t0 = time.monotonic()
         self.marks: dict[str, float] = {}
+        self.trace = RunTrace(run_id)  # OTel: the run span and one span per phase (no-op unless tracing is on)
 
     async def emit(self, event: Tier2Event) -> None:
-        seq = await self.rt.store.append_event(event)
+        seq = await self.rt.store.append_event(event, self.fence)
         if self.sink is not None:
             await self.sink(seq, event)
+
+    async def update(self, **fields: Any) -> None:
+        await self.rt.store.update_run(self.run_id, self.fence, **fields)
 
     def mark(self, name: str) -> None:
         self.marks[name] = time.monotonic()
@@ -115,10 +140,11 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     starts; anything after that ends as a ``failed``/``stopped`` delivery with a reason."""
     brief = validate_brief(req.brief, rt.security.brief)
     policy = rt.policies.snapshot()
-    route_name, route = policy.route(req.model)
+    route_name, route = policy.agent_route("writer", req.model)
     model = build_model(route_name, route, timeout_s=policy.timeouts.model_call_s)
+    fallback = build_fallback(policy.route_chain(route_name)[1:], timeout_s=policy.timeouts.model_call_s)
     run_id = req.run_id or new_run_id()
-    run = _Run(rt, run_id, sink)
+    run = _Run(rt, run_id, sink, req.fence)
     dest = req.out_dir or (rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
     info = read_project(req.existing_project) if req.existing_project else new_project(rt.pack, dest, req.project_id)
     project = Path(info.path)
@@ -127,30 +153,55 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
               "project_dir": str(project), "model": model_info, "policy": policy.source_hash,
               "owner": process_owner()}
     if req.run_id is None:  # a fresh run from the CLI; the service wrote the accepted record already
-        await rt.store.create_run(run_id, fields)
-    else:
-        await rt.store.update_run(run_id, **fields)
-    await run.emit(RunStarted(run_id=run_id, brief=brief, project_id=info.project_id, project_dir=str(project),
-                              model_route=route_name, model=route.model, pack=rt.pack.ref))
+        accepted = await rt.store.accept_run(run_id, fields, project_id=info.project_id, dispatch=False)
+        if accepted.outcome == "busy":
+            raise BadInput(f"project {info.project_id} already has a run in progress: {accepted.active_run}")
+    previous = await rt.store.get_run(run_id) or {}
+    await run.update(**fields, attempt=req.fence.token if req.fence else 1, started=True)
+    run.trace.annotate(**{A.AGENT: "writer", A.ROUTE: route_name, A.REQUEST_MODEL: route.model,
+                          A.BRIEF_CHARS: len(brief), "tier2.run.attempt": req.fence.token if req.fence else 1})
+    if not previous.get("started"):
+        await run.emit(RunStarted(run_id=run_id, brief=brief, project_id=info.project_id, project_dir=str(project),
+                                  model_route=route_name, model=route.model, pack=rt.pack.ref))
+    if req.fence is not None:
+        resumed = req.resume
+        await run.emit(AttemptStarted(run_id=run_id, attempt=req.fence.token, worker=req.worker,
+                                      resumed_from=resumed.checkpoint if resumed else None,
+                                      stage=resumed.stage if resumed else ""))
     reports = project / ".tier2" / "reports"
     runner = ValidationRunner(rt.pool, rt.pack, policy)
-    mapper = EventMapper(run_id, route.model, policy.prices.get(route.model))
+    mapper = EventMapper(run_id, route.model, policy.prices.get(route.model), prices=policy.prices)
+    if req.resume is not None:  # cost and steps of the earlier attempts carry over
+        mapper.usage = Usage(**req.resume.usage) if req.resume.usage else mapper.usage
+        mapper.step = req.resume.step
     status, reason, report = "failed", "", None
+    abandon = False
     handle = None
     report_path: Path | None = None
     try:
         cancel = req.cancel
-        layers = build_run_layers(LayerContext(run_id=run_id, agent="writer", policy=policy, route_name=route_name,
-                                               route=route, runtime=rt, options=dict(req.options)))
+        layers = build_run_layers(LayerContext(
+            run_id=run_id, agent="writer", policy=policy, route_name=route_name, route=route, runtime=rt,
+            options=dict(req.options), fence=req.fence,
+            progress=lambda: {"round": run.round, "usage": asdict(mapper.usage), "step": mapper.step}))
+        runner.spend_guard = spend_guard_of(layers.budget)  # the L3 scorer spends on the run's ledger too
         handle = await build_writer(project_id=info.project_id, project=project, pack=rt.pack, policy=policy,
                                     model=model, runner=runner, reports_dir=reports,
                                     cancelled=(lambda: cancel.is_set()) if cancel is not None else None,
-                                    state_json=req.initial_state, layers=layers)
+                                    state_json=req.resume.state_json if req.resume else req.initial_state,
+                                    layers=layers, fallback_model=fallback)
         run.mark("setup_done")
         await _phase(run, "implement", f"writer {route_name}", mapper)
         message: Msg = UserMsg("user", render_prompt("run_request", brief=brief, project=project))
-        for round_no in range(policy.writer.max_fix_rounds + 1):
-            final, exceeded = await _writer_turn(run, handle.agent, message, mapper)
+        pending = req.resume.stage if req.resume else ""
+        for round_no in range(req.resume.round if req.resume else 0, policy.writer.max_fix_rounds + 1):
+            run.round = round_no
+            if pending == "turn_done":  # the turn ended before the crash: validate what it left
+                context = handle.agent.state.context
+                final, exceeded = (context[-1] if context else None), False
+            else:  # None continues the interrupted turn from its last completed step
+                final, exceeded = await _writer_turn(run, handle.agent, None if pending else message, mapper)
+            pending = ""
             said = _final_text(final)
             run.mark("agent_done")
             await _phase(run, "validate", f"round {round_no + 1}", mapper)
@@ -180,7 +231,12 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     except asyncio.CancelledError:
         status, reason = "stopped", "cancelled by request"
         if req.cancel is None or not req.cancel.is_set():
+            if req.fence is not None:
+                abandon = True  # a worker shutting down or losing its lease: the next attempt resumes the run
             raise  # a shutdown, not a request: finish the record below, then let the task end cancelled
+    except StaleLease:
+        abandon = True  # another attempt owns the run now: write nothing more
+        raise
     except RunLimitReached as exc:
         status, reason = "stopped", str(exc)
         report = _best_verified(handle, report)
@@ -190,10 +246,14 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
         log.exception("run %s crashed", run_id)
         status, reason = "failed", f"{type(exc).__name__}: {str(exc)[:500]}"
     finally:
-        outcome = await _finish(run, project, info.project_id, brief, model_info, status, reason, report,
-                                report_path, mapper)
-        if handle is not None:
-            outcome.agent_state = handle.agent.state.model_dump_json()
+        if not abandon:
+            if runner.spend_guard is not None:  # the ledger's view (cap, spent, reserved, calls): usage.budget
+                mapper.usage.budget = await runner.spend_guard.report()
+            outcome = await _finish(run, project, info.project_id, brief, model_info, status, reason, report,
+                                    report_path, mapper)
+            if handle is not None:
+                outcome.agent_state = handle.agent.state.model_dump_json()
+        run.trace.finish("abandoned" if abandon else status, reason, usage=mapper.usage)
     return outcome
 
 
@@ -210,11 +270,12 @@ async def _phase(run: _Run, phase: str, detail: str, mapper: EventMapper | None 
     if mapper is not None:
         mapper.phase = phase
         fields["usage"] = mapper.usage.report()  # cost so far, visible on GET /v1/runs/{id}
-    await run.rt.store.update_run(run.run_id, **fields)
+    await run.update(**fields)
     await run.emit(PhaseChanged(run_id=run.run_id, phase=phase, detail=detail))  # type: ignore[arg-type]
+    run.trace.phase(phase, detail)
 
 
-async def _writer_turn(run: _Run, agent: Any, message: Msg, mapper: EventMapper) -> tuple[Msg | None, bool]:
+async def _writer_turn(run: _Run, agent: Any, message: Msg | None, mapper: EventMapper) -> tuple[Msg | None, bool]:
     final: Msg | None = None
     exceeded = False
     async for item in agent.reply_stream(message):
@@ -245,9 +306,9 @@ async def _finish(
     path, record = write_delivery(project=project, run_id=run.run_id, project_id=project_id, status=status,
                                   stop_reason=reason, brief=brief, pack=run.rt.pack.ref, model=model_info,
                                   report=report, report_path=report_path, usage=usage, timings=timings)
-    await run.rt.store.update_run(run.run_id, status=status, stop_reason=reason, delivery_path=str(path),
-                                  usage=usage)
+    await run.update(status=status, stop_reason=reason, delivery_path=str(path), usage=usage)
     await run.emit(RunFinished(run_id=run.run_id, status=status, stop_reason=reason,  # type: ignore[arg-type]
                                delivery_path=str(path)))
+    await run.rt.store.release_project(project_id, run.run_id)
     return RunOutcome(run_id=run.run_id, project_id=project_id, project_dir=str(project), status=status,
                       stop_reason=reason, delivery_path=str(path), delivery=record)

@@ -6,11 +6,23 @@ which they wrap the agent is declared once in `tier2.middleware.order`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentscope.middleware import TracingMiddleware
+
 from tier2.middleware import RunLayers
+from tier2.middleware.breakers import BreakersMiddleware
+from tier2.middleware.budget import build_budget_layer, spend_guard_of
+from tier2.middleware.checkpoint import CheckpointMiddleware
+from tier2.middleware.operations import OperationsMiddleware
+from tier2.middleware.recorder import CallRecorder
 from tier2.settings.loader import ModelRoute, Policy
+from tier2.store.checkpoints import CheckpointStore
+from tier2.store.operations import OperationStore
+from tier2.store.run_store import Fence
+from tier2.store.trajectory import TrajectoryStore
 
 __all__ = ["LayerContext", "build_run_layers"]
 
@@ -26,8 +38,32 @@ class LayerContext:
     route: ModelRoute
     runtime: Any  # tier2.runs.runtime.Runtime (Any: avoids an import cycle with generate)
     options: dict[str, Any] = field(default_factory=dict)  # per-run request options (budget, ...)
+    fence: Fence | None = None  # the attempt's fencing token (worker runs): checkpoints and operations check it
+    progress: Callable[[], dict[str, Any]] = dict  # the run's position (round, usage, step) stored with checkpoints
 
 
 def build_run_layers(ctx: LayerContext) -> RunLayers:
     layers = RunLayers()
+    # tracing: AgentScope's agent/chat/execute_tool spans, then tier2's call recorder (trajectory + cost on the span)
+    chain = [r.model for _, r in ctx.policy.route_chain(ctx.route_name)]
+    layers.tracing = [TracingMiddleware(), CallRecorder(ctx.run_id, ctx.agent, ctx.policy.prices, TrajectoryStore(
+        ctx.runtime.store.r, ctx.runtime.store.keys), chain)]
+    store = ctx.runtime.store  # budget: one ledger per run in Redis, shared by every agent of the run
+    layers.budget = build_budget_layer(store.r, store.keys, ctx.run_id, ctx.policy.budget, ctx.policy.prices,
+                                       ctx.route.model, ctx.options.get("budget"))
+    layers.breakers = [BreakersMiddleware(ctx.run_id, ctx.policy.breakers, deadline_at=_run_deadline(layers))]
+    # durability: the resume point after every step; side effects recorded by operation id
+    layers.checkpoint = [CheckpointMiddleware(CheckpointStore(store.r, store.keys, ctx.run_id), ctx.fence,
+                                              ctx.progress)]
+    layers.operations = [OperationsMiddleware(OperationStore(store.r, store.keys, ctx.run_id), ctx.fence,
+                                              frozenset(ctx.policy.durability.side_effect_tools))]
     return layers
+
+
+def _run_deadline(layers: RunLayers) -> Callable[[], float | None] | None:
+    """The budget ledger's wall-clock deadline (UNIX time): the breakers' outer bound on every model and tool call
+    (the ledger itself refuses a call that would *start* past it)."""
+    guard = spend_guard_of(layers.budget)
+    if guard is None or guard.ledger.caps.deadline_s is None:
+        return None
+    return guard.ledger.deadline_at  # as recorded in Redis: a resumed attempt keeps the first attempt's start

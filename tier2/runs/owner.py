@@ -1,8 +1,9 @@
 """Which process owns a run, and whether it is still alive (this host only; pid reuse guarded by start time).
 
-Until workers hold leases, a run executes inside the serving process that accepted it. If that process dies,
-the next service start on the same host finds the run's owner gone and ends the run ``failed`` with a terminal
-event — the service never keeps reporting "running" for something that died unseen.
+This covers foreground runs (``tier2 generate``), which no worker can resume: if that process dies, the next
+service start on the same host finds the run's owner gone and ends the run ``failed`` with a terminal event — the
+service never keeps reporting "running" for something that died unseen. Dispatched runs are recovered by workers
+(lease expiry → a new attempt resumes from the newest checkpoint), never by this sweep.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ async def sweep_orphans(store: RunStore, recent: int = 2000) -> list[str]:
         record = await store.get_run(run_id)
         if not record or record.get("status") in TERMINAL_STATUSES or not record.get("owner"):
             continue
+        if record.get("dispatched"):
+            continue  # a worker run: its lease expires and another worker resumes it (tier2.runs.worker)
         if owner_alive(record["owner"]) is False:
             reason = (f"the process that ran it (pid {record['owner'].get('pid')}) died before the run ended; "
                       "no attempt is resumed yet")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ from agentscope.event import (
 
 from tier2.events import ModelCalled, Tier2Event, ToolFinished, ToolStarted
 from tier2.settings.loader import Price
+from tier2.telemetry import ANSWERED_BY
 
 __all__ = ["EventMapper", "Usage"]
 
@@ -34,13 +36,18 @@ class Usage:
     priced: bool = True
     cost_by_phase: dict[str, float] = field(default_factory=dict)
     cost_by_agent: dict[str, float] = field(default_factory=dict)
+    calls_by_model: dict[str, int] = field(default_factory=dict)  # the model that answered (fallbacks included)
+    #: the run's budget ledger at the end (cap, spent, reserved, calls, refused, overrun), when it has one
+    budget: dict[str, Any] | None = None
 
     def report(self) -> dict[str, object]:
         return {"model_calls": self.model_calls, "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens, "tool_calls": self.tool_calls,
                 "cost_usd": round(self.cost_usd, 6) if self.priced else None, "priced": self.priced,
                 "cost_by_phase": {k: round(v, 6) for k, v in self.cost_by_phase.items()},
-                "cost_by_agent": {k: round(v, 6) for k, v in self.cost_by_agent.items()}}
+                "cost_by_agent": {k: round(v, 6) for k, v in self.cost_by_agent.items()},
+                "calls_by_model": dict(self.calls_by_model),
+                **({"budget": self.budget} if self.budget is not None else {})}
 
 
 def _summary(name: str, raw: str) -> str:
@@ -59,8 +66,10 @@ def _summary(name: str, raw: str) -> str:
 class EventMapper:
     """Stateful per run: accumulates tool-call arguments so a tool event can name its target."""
 
-    def __init__(self, run_id: str, model_name: str, price: Price | None = None, agent: str = "writer") -> None:
+    def __init__(self, run_id: str, model_name: str, price: Price | None = None, agent: str = "writer",
+                 prices: Mapping[str, Price] | None = None) -> None:
         self.run_id, self.model_name, self.price, self.agent = run_id, model_name, price, agent
+        self.prices = prices or {}  # to price a fallback model that answered instead of ``model_name``
         self.phase = "implement"
         self.step = 0
         self.usage = Usage()
@@ -77,7 +86,10 @@ class EventMapper:
             tokens_in, tokens_out = event.input_tokens or 0, event.output_tokens or 0
             self.usage.input_tokens += tokens_in
             self.usage.output_tokens += tokens_out
-            cost = self.price.cost(tokens_in, tokens_out) if self.price is not None else None
+            model = str(event.metadata.get(ANSWERED_BY) or self.model_name)  # set by the call recorder
+            self.usage.calls_by_model[model] = self.usage.calls_by_model.get(model, 0) + 1
+            price = self.price if model == self.model_name else self.prices.get(model)
+            cost = price.cost(tokens_in, tokens_out) if price is not None else None
             if cost is None:
                 self.usage.priced = False
             else:
@@ -85,7 +97,7 @@ class EventMapper:
                 u.cost_usd += cost
                 u.cost_by_phase[self.phase] = u.cost_by_phase.get(self.phase, 0.0) + cost
                 u.cost_by_agent[self.agent] = u.cost_by_agent.get(self.agent, 0.0) + cost
-            return [ModelCalled(run_id=rid, step=self.step, model=self.model_name, input_tokens=tokens_in,
+            return [ModelCalled(run_id=rid, step=self.step, model=model, input_tokens=tokens_in,
                                 output_tokens=tokens_out, cost_usd=cost)]
         if isinstance(event, ToolCallStartEvent):
             self._names[event.tool_call_id] = event.tool_call_name

@@ -43,7 +43,7 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     pack.check_toolchain()
     chromium = find_chromium(settings.chromium, security.browser.executables)
     log.info("security config %s, pack %s, chromium %s", security.source_hash, pack.ref, chromium)
-    store = RunStore.from_url(redis_url, keys)
+    store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix))
     pool = BrowserPool(chromium, security.browser.args)
     try:
         yield Runtime(settings=settings, security=security, policies=policies, pack=pack, pool=pool, store=store,

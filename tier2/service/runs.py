@@ -1,12 +1,12 @@
 """``/v1/runs``: submit a brief (idempotently), watch it (SSE with ids), cancel it, fetch the delivery.
 
-Every route is tenant-scoped (`auth.tenant_of`): another tenant's run is a 404. Runs execute as tasks of the
-serving process; leases, workers and crash recovery come with the durable run platform.
+Every route is tenant-scoped (`auth.tenant_of`): another tenant's run is a 404. Accepting a run commits its record
+and its dispatch entry together (`RunStore.accept_run`); workers (`tier2.runs.worker`, in-process in
+``tier2 serve`` and/or separate ``tier2 worker`` processes) execute it under a fenced lease.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -19,12 +19,13 @@ from fastapi.responses import FileResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from tier2.errors import BadInput, ModelRouteError
-from tier2.events import TERMINAL_STATUSES, CancelRequested, RunFinished
-from tier2.runs import RunRequest, Runtime, execute_run, validate_brief
+from tier2.events import TERMINAL_STATUSES, CancelRequested
+from tier2.runs import Runtime, validate_brief
 from tier2.runs.generate import new_run_id
-from tier2.runs.owner import process_owner
-from tier2.service.auth import tenant_of
+from tier2.service.auth import sign_stream_token, stream_tenant, tenant_of
 from tier2.service.projects import project_or_404
+from tier2.settings.loader import BudgetOverride
+from tier2.store.leases import LeaseStore
 from tier2.workspace.projects import project_id_for
 
 __all__ = ["router"]
@@ -34,6 +35,7 @@ router = APIRouter(prefix="/v1", tags=["runs"])
 #: Files of a project that may be downloaded (anything under dist/ too).
 _ARTIFACTS = {"delivery.json", "screenshot.png"}
 _HEARTBEAT_S = 15.0
+_BLOCK_MS = 1000  # XREAD BLOCK: a new event reaches the client at once, an idle stream costs one call a second
 _RETRY_MS = 500
 
 
@@ -45,6 +47,8 @@ class RunCreate(BaseModel):
                                    description="Run on a loaded project (POST /v1/projects) instead of a new one")
     thread_id: str | None = Field(default=None, max_length=64,
                                   description="A follow-up in this thread: same project, the conversation continues")
+    budget: BudgetOverride | None = Field(default=None, description="This run's limits (usd, tokens, deadline_s); "
+                                                                    "unset ones come from the hot config")
 
 
 def _rt(request: Request) -> Runtime:
@@ -76,70 +80,44 @@ async def create_run(
     except (BadInput, ModelRouteError) as exc:
         raise HTTPException(422, str(exc)) from exc
     run_id = new_run_id()
-    existing: Path | None = None
-    state_json: str | None = None
+    source_dir: str | None = None
+    continues = False
     if body.thread_id is not None:
         thread = await _thread_or_404(rt, body.thread_id, tenant)
         thread_id, project_id = body.thread_id, thread["project_id"]
-        existing = Path(thread["project_dir"])
-        state_json = await rt.store.get_thread_state(thread_id)
+        source_dir, continues = thread["project_dir"], True
     elif body.project_id is not None:
-        existing = Path((await project_or_404(rt, body.project_id, tenant))["path"])
+        source_dir = (await project_or_404(rt, body.project_id, tenant))["path"]
         project_id, thread_id = body.project_id, "t-" + run_id[2:]
     else:
         project_id, thread_id = project_id_for(f"game-{run_id[2:14]}"), "t-" + run_id[2:]
-    if project_id in request.app.state.tier2_active_projects.values():
-        raise HTTPException(409, f"project {project_id} already has a run in progress (one writer each)")
+    project_dir = source_dir or str(rt.settings.workspaces / "projects" / project_id)
     reply = {"run_id": run_id, "project_id": project_id, "thread_id": thread_id, "status": "queued",
              "links": {"self": f"/v1/runs/{run_id}", "events": f"/v1/runs/{run_id}/events",
                        "delivery": f"/v1/runs/{run_id}/delivery", "cancel": f"/v1/runs/{run_id}/cancel"}}
     record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": tenant,
-              "model_route": body.model, "thread_id": thread_id, "owner": process_owner()}
-    if idempotency_key is not None:
-        created, stored = await rt.store.create_run_idempotent(tenant, idempotency_key, _body_sha(body), run_id,
-                                                               record, reply)
-        if not created:
-            if stored["body_sha"] != _body_sha(body):
-                raise HTTPException(409, "Idempotency-Key was already used with a different request body")
-            response.headers["Idempotent-Replayed"] = "true"
-            return stored["response"]
-    else:
-        await rt.store.create_run(run_id, record)
-    project_dir = existing or rt.settings.workspaces / "projects" / project_id
-    await rt.store.put_thread(thread_id, {"tenant": tenant, "project_id": project_id,
-                                          "project_dir": str(project_dir)})
-    await rt.store.add_thread_run(thread_id, run_id)
-    cancel = asyncio.Event()
-    request.app.state.tier2_cancels[run_id] = cancel
-    task = asyncio.create_task(_execute(rt, RunRequest(brief=brief, model=body.model, run_id=run_id,
-                                                       project_id=project_id, cancel=cancel,
-                                                       existing_project=existing, initial_state=state_json),
-                                        thread_id))
-    request.app.state.tier2_tasks[run_id] = task
-    request.app.state.tier2_active_projects[run_id] = project_id
-
-    def _forget(_t: asyncio.Task[None]) -> None:
-        request.app.state.tier2_tasks.pop(run_id, None)
-        request.app.state.tier2_cancels.pop(run_id, None)
-        request.app.state.tier2_active_projects.pop(run_id, None)
-
-    task.add_done_callback(_forget)
+              "model_route": body.model, "thread_id": thread_id, "dispatched": True, "project_dir": project_dir,
+              "source_dir": source_dir, "continues_thread": continues, "options": _options(body)}
+    accepted = await rt.store.accept_run(
+        run_id, record, project_id=project_id, dispatch=True, tenant=tenant, idem_key=idempotency_key,
+        body_sha=_body_sha(body), response=reply,
+        thread=(thread_id, {"tenant": tenant, "project_id": project_id, "project_dir": project_dir}),
+    )
+    if accepted.outcome == "replay":
+        stored = accepted.idempotency or {}
+        if stored.get("body_sha") != _body_sha(body):
+            raise HTTPException(409, "Idempotency-Key was already used with a different request body")
+        response.headers["Idempotent-Replayed"] = "true"
+        return stored["response"]
+    if accepted.outcome == "busy":
+        raise HTTPException(409, f"project {project_id} already has a run in progress ({accepted.active_run}); "
+                                 "one writer per project")
     return reply
 
 
-async def _execute(rt: Runtime, req: RunRequest, thread_id: str) -> None:
-    try:
-        outcome = await execute_run(rt, req)
-        if outcome.agent_state:
-            await rt.store.save_thread_state(thread_id, outcome.agent_state)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a run that dies before starting must still end visibly
-        log.exception("run %s failed to start", req.run_id)
-        assert req.run_id is not None
-        reason = f"{type(exc).__name__}: {exc}"
-        await rt.store.update_run(req.run_id, status="failed", stop_reason=reason)
-        await rt.store.append_event(RunFinished(run_id=req.run_id, status="failed", stop_reason=reason))
+def _options(body: RunCreate) -> dict[str, Any]:
+    """Per-run options handed to the run's governance layers."""
+    return {"budget": body.budget.model_dump(exclude_none=True)} if body.budget is not None else {}
 
 
 async def _thread_or_404(rt: Runtime, thread_id: str, tenant: str) -> dict[str, Any]:
@@ -163,33 +141,41 @@ async def get_thread(thread_id: str, request: Request, tenant: str = Depends(ten
 
 @router.get("/runs/{run_id}")
 async def get_run(run_id: str, request: Request, tenant: str = Depends(tenant_of)) -> dict[str, Any]:
-    return await _run_or_404(_rt(request), run_id, tenant)
+    """Status, phase, attempt, cost so far (``usage``), stop reason, and every attempt (worker, outcome)."""
+    rt = _rt(request)
+    record = await _run_or_404(rt, run_id, tenant)
+    return {**record, "attempts": await LeaseStore(rt.store.r, rt.store.keys).attempts(run_id)}
 
 
 @router.post("/runs/{run_id}/cancel", status_code=202)
 async def cancel_run(run_id: str, request: Request, tenant: str = Depends(tenant_of)) -> dict[str, Any]:
     """Record "cancel requested" (an event and a field), then stop the run: the in-flight model call or tool is
-    interrupted and no further step starts. "stopped" follows as the run's terminal event."""
+    interrupted and no further step starts. "stopped" follows as the run's terminal event. The flag is durable:
+    the worker holding the run sees it within its heartbeat, and a queued run stops as soon as a worker takes it."""
     rt = _rt(request)
     record = await _run_or_404(rt, run_id, tenant)
     if record.get("status") in TERMINAL_STATUSES:
         raise HTTPException(409, f"run {run_id} already ended: {record.get('status')}")
+    await rt.store.request_cancel(run_id)
     await rt.store.update_run(run_id, cancel_requested=True)
     await rt.store.append_event(CancelRequested(run_id=run_id, by=tenant))
-    flag = request.app.state.tier2_cancels.get(run_id)
-    task = request.app.state.tier2_tasks.get(run_id)
-    if flag is not None:
-        flag.set()
-    if task is not None:
-        task.cancel()
     return {"run_id": run_id, "status": "cancel_requested"}
+
+
+@router.post("/runs/{run_id}/stream-token")
+async def stream_token(run_id: str, request: Request, tenant: str = Depends(tenant_of)) -> dict[str, Any]:
+    """A short-lived token for ``GET /v1/runs/{id}/events?token=…``: a browser ``EventSource`` cannot send an
+    Authorization header. The token is bound to this run and tenant; it grants nothing else."""
+    await _run_or_404(_rt(request), run_id, tenant)
+    token, expires = sign_stream_token(request.app.state.tier2_api_keys, tenant, run_id)
+    return {"token": token, "expires_at": expires, "events": f"/v1/runs/{run_id}/events?token={token}"}
 
 
 @router.get("/runs/{run_id}/events")
 async def run_events(
     run_id: str, request: Request, after: int | None = Query(default=None, ge=0),
     limit: int | None = Query(default=None, ge=1, le=100_000, description="end the stream after N frames"),
-    last_event_id: str | None = Header(default=None, alias="Last-Event-ID"), tenant: str = Depends(tenant_of),
+    last_event_id: str | None = Header(default=None, alias="Last-Event-ID"), tenant: str = Depends(stream_tenant),
 ) -> StreamingResponse:
     """Typed events with monotonic ids. A reconnecting client's ``Last-Event-ID`` wins over ``?after=`` (an
     EventSource keeps its original URL), so resuming never repeats or skips an event."""
@@ -206,7 +192,7 @@ async def run_events(
         sent = 0
         yield f"retry: {_RETRY_MS}\n\n"
         while True:
-            batch = await rt.store.read_events(run_id, after=pos, count=500)
+            batch = await rt.store.wait_events(run_id, after=pos, block_ms=_BLOCK_MS, count=500)
             for seq, event in batch:
                 pos = seq
                 yield f"id: {seq}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n"
@@ -219,8 +205,7 @@ async def run_events(
                     return
                 if await request.is_disconnected():
                     return
-                await asyncio.sleep(0.1)
-                idle += 0.1
+                idle += _BLOCK_MS / 1000
                 if idle >= _HEARTBEAT_S:
                     idle = 0.0
                     yield ": keep-alive\n\n"

@@ -16,14 +16,16 @@ from threading import Lock
 from typing import Any, Literal
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from tier2.errors import SetupError
+from tier2.settings.agents import check_routing, fallback_chain, resolve_role
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-__all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "Price"]
+__all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "Price",
+           "BudgetPolicy", "BudgetOverride"]
 
 
 class Settings(BaseSettings):
@@ -41,6 +43,8 @@ class Settings(BaseSettings):
     pack: str = "phaser"
     #: server directories that POST /v1/projects may load from (default: <workspaces>/import)
     import_root: Path | None = None
+    #: prefix of every tier2 Redis key (several deployments, or test suites, can share one Redis)
+    key_prefix: str = Field(default="tier2", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 class BriefLimits(BaseModel):
@@ -123,6 +127,71 @@ class TimeoutPolicy(BaseModel):
     model_call_s: float = 120.0
 
 
+class DurabilityPolicy(BaseModel):
+    """Leases, attempts and which tool calls are side effects (looked up by operation id on resume)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    lease_ttl_s: float = Field(default=15.0, gt=0)
+    heartbeat_s: float = Field(default=3.0, gt=0)
+    max_attempts: int = Field(default=3, ge=1)
+    side_effect_tools: tuple[str, ...] = ("Write", "Edit")
+
+
+class BudgetPolicy(BaseModel):
+    """Default run governance limits (a run may override ``usd``, ``tokens`` and ``deadline_s``).
+
+    The hard ledger reserves ``input estimate × input_margin + max output tokens`` at the price-table rate before
+    every model call and refuses a call that would pass a cap; ``None`` switches a limit off."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    usd: float | None = Field(default=0.50, gt=0)
+    tokens: int | None = Field(default=None, gt=0)
+    deadline_s: float | None = Field(default=900.0, gt=0)
+    #: reserved (and sent as ``max_tokens`` when the route sets none) for a call's output
+    max_output_tokens: int = Field(default=16384, gt=0)
+    #: multiplier on the chars/4 input estimate: the reservation must cover the provider's real token count
+    input_margin: float = Field(default=1.25, ge=1.0)
+    #: input tokens counted per image sent to the L3 scorer
+    image_tokens: int = Field(default=1500, ge=0)
+    #: AgentScope's soft budget: wrap up (no more tools) once a reply used this share of the cap; None = off
+    soft_ratio: float | None = Field(default=0.8, gt=0, le=1)
+
+
+class StuckPolicy(BaseModel):
+    """Stuck-pattern thresholds (`tier2.middleware.stuck`); a tool step is fingerprinted on tool + args + result."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    window: int = Field(default=12, ge=2)  # recent tool steps the repeat and error patterns look at
+    repeat: int = Field(default=4, ge=2)  # same tool + arguments + result this often in the window
+    error: int = Field(default=4, ge=2)  # same tool + error text this often in the window (any arguments)
+    alternation: int = Field(default=3, ge=2)  # A-B-A-B cycles in a row (3 cycles = 6 tool steps)
+    monologue: int = Field(default=3, ge=1)  # model replies in a row without a tool call
+    empty: int = Field(default=2, ge=1)  # model replies in a row with neither text nor a tool call
+    compression: int = Field(default=3, ge=2)  # context compressions ...
+    compression_steps: int = Field(default=6, ge=1)  # ... within this many model steps
+    volatile: list[str] = []  # regexes masked in tool results before hashing (durations, per-call paths)
+
+
+class BreakerPolicy(BaseModel):
+    """Circuit breakers (`tier2.middleware.breakers`): any one stops the run with a reason naming it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    steps_per_run: int = Field(default=80, ge=1)  # model calls in one run, all writer turns together
+    steps_per_turn: int = Field(default=30, ge=1)  # model calls in one writer turn (one build-fix loop)
+    model_call_s: float = Field(default=180.0, gt=0)  # wall clock of one whole model call, stream included
+    tool_call_s: float = Field(default=150.0, gt=0)  # wall clock of one tool call
+    stuck: StuckPolicy = StuckPolicy()
+
+
+class BudgetOverride(BaseModel):
+    """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    usd: float | None = Field(default=None, gt=0, description="USD cap for the run (all agents together)")
+    tokens: int | None = Field(default=None, gt=0, description="input+output token cap for the run")
+    deadline_s: float | None = Field(default=None, gt=0, description="wall-clock limit of the run in seconds")
+
+
 class Policy(BaseModel):
     """Hot policy snapshot (immutable; one per run)."""
 
@@ -132,11 +201,21 @@ class Policy(BaseModel):
     prices: dict[str, Price] = {}
     writer: WriterPolicy = WriterPolicy()
     timeouts: TimeoutPolicy = TimeoutPolicy()
+    durability: DurabilityPolicy = DurabilityPolicy()
+    breakers: BreakerPolicy = BreakerPolicy()
     gates: dict[str, Literal["observe", "enforce"]] = {}
     strict_acyclic: bool = False  # data gate policy: reject every crafting cycle, not just bootstrap-free ones
     l3_scorer: str | None = None  # a model route for the L3 visual score; None = the offline heuristic
     l3_timeout_s: float = 30.0
+    budget: BudgetPolicy = BudgetPolicy()
+    #: agent role -> model route (`tier2.settings.agents`); a role without an entry uses ``default_model``
+    agents: dict[str, str] = {}
     source_hash: str = ""
+
+    @model_validator(mode="after")
+    def _check_routing(self) -> Policy:
+        check_routing(self.models, self.agents)
+        return self
 
     def route(self, name: str | None) -> tuple[str, ModelRoute]:
         from tier2.errors import ModelRouteError
@@ -146,6 +225,18 @@ class Policy(BaseModel):
             known = ", ".join(sorted(self.models)) or "(none)"
             raise ModelRouteError(f"unknown model route {key!r}; configured routes: {known}")
         return key, self.models[key]
+
+    def agent_route(self, role: str, override: str | None = None) -> tuple[str, ModelRoute]:
+        """The route of an agent role (``writer``, ``designer.economy``...); ``override`` (``--model``) wins."""
+        return self.route(override or resolve_role(self.agents, role, self.default_model))
+
+    def route_chain(self, name: str) -> list[tuple[str, ModelRoute]]:
+        """The route and its fallbacks, in the order they are tried."""
+        return [self.route(n) for n in fallback_chain(self.models, name)]
+
+    def l3_route(self) -> str | None:
+        """The L3 scorer's route: ``agents.l3_scorer``, else the older top-level ``l3_scorer``; None = heuristic."""
+        return self.agents.get("l3_scorer") or self.l3_scorer
 
 
 def _merge(dst: dict[str, Any], src: dict[str, Any]) -> dict[str, Any]:

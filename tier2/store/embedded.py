@@ -87,6 +87,7 @@ class EmbeddedRedis:
         self.data_dir: Path | None = None
         self._lock_fd: int | None = None
         self._private_dir = False
+        self._fixed_port: int | None = None
 
     @property
     def url(self) -> str:
@@ -119,13 +120,23 @@ class EmbeddedRedis:
                 "or set REDIS_URL to a running Redis"
             )
         self.data_dir = self._claim_data_dir()
+        try:
+            return self._spawn(exe)
+        except RedisUnavailable:
+            self._release_dir()
+            raise
+
+    def _spawn(self, exe: str) -> str:
+        assert self.data_dir is not None
         last_err = ""
         for _attempt in range(5):
-            port = _free_port()
+            port = self._fixed_port or _free_port()
             args = [
                 exe, "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "no",
                 "--protected-mode", "yes", "--dir", str(self.data_dir), "--save", "",
                 "--appendonly", "yes" if self.appendonly else "no", "--logfile", "redis.log",
+                # accept = durable: an acknowledged write survives a crash of redis-server itself
+                "--appendfsync", "always",
             ]
             proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
                 args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -141,8 +152,9 @@ class EmbeddedRedis:
                         last_err += log_path.read_text(errors="replace")[-500:]
                     break
                 if ping(url, timeout=0.5):
+                    if self.proc is None and self.port is None:
+                        atexit.register(self.stop)
                     self.proc, self.port = proc, port
-                    atexit.register(self.stop)
                     log.info("embedded redis pid=%s port=%s dir=%s", proc.pid, port, self.data_dir)
                     return url
                 time.sleep(0.02)
@@ -150,7 +162,6 @@ class EmbeddedRedis:
                 proc.kill()
                 proc.wait()
                 last_err = f"no PING reply within {self.start_timeout_s}s"
-        self._release_dir()
         raise RedisUnavailable(f"could not start {exe}: {last_err.strip() or 'unknown error'}")
 
     def stop(self) -> None:
@@ -166,6 +177,29 @@ class EmbeddedRedis:
             proc.stderr.close()
         self.port = None
         self._release_dir()
+
+    def restart(self, *, hard: bool = True) -> str:
+        """Stop redis-server (SIGKILL when ``hard``: a crash) and start it again on the same port and data
+        directory; it reloads its append-only file. For chaos tests and benchmarks."""
+        proc, port, data_dir = self.proc, self.port, self.data_dir
+        if proc is None or port is None:
+            raise RedisUnavailable("embedded redis is not running")
+        if hard:
+            proc.kill()
+        else:
+            proc.terminate()
+        proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+        self.proc = None
+        self._fixed_port = port
+        try:
+            exe = find_redis_server(self.executables)
+            assert exe is not None and data_dir is not None
+            self.data_dir = data_dir
+            return self._spawn(exe)
+        finally:
+            self._fixed_port = None
 
     def _release_dir(self) -> None:
         if self._lock_fd is not None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Keys", "SCHEMA_VERSION"]
+__all__ = ["Keys", "SCHEMA_VERSION", "DISPATCH_GROUP"]
 
 #: Version stamped into every persisted payload.
 SCHEMA_VERSION = 1
+#: Consumer group of the workers on `Keys.dispatch`.
+DISPATCH_GROUP = "workers"
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,20 @@ class Keys:
     def run_event_seq(self, run_id: str) -> str:
         return f"{self.prefix}:run:{run_id}:event_seq"
 
+    def run_event_tokens(self, run_id: str) -> str:
+        """Hash append token -> event id: a retried append (lost reply) returns the first id, adds nothing."""
+        return f"{self.prefix}:run:{run_id}:event_tokens"
+
     def run_channel(self, run_id: str) -> str:
         return f"{self.prefix}:run:{run_id}:live"
+
+    def run_trajectory(self, run_id: str) -> str:
+        """Hash: call id -> JSON record of one model or tool call (`store.trajectory`)."""
+        return f"{self.prefix}:run:{run_id}:trajectory"
+
+    def run_trajectory_order(self, run_id: str) -> str:
+        """Sorted set: call id scored by its start time (first sighting wins: a resumed attempt keeps the slot)."""
+        return f"{self.prefix}:run:{run_id}:trajectory:order"
 
     def runs_index(self) -> str:
         return f"{self.prefix}:runs"
@@ -45,3 +59,69 @@ class Keys:
 
     def project(self, project_id: str) -> str:
         return f"{self.prefix}:project:{project_id}"
+
+    def project_active(self, project_id: str) -> str:
+        """The run currently writing this project (one writer per workspace)."""
+        return f"{self.prefix}:project:{project_id}:active"
+
+    # --- dispatch, leases and fencing (durable run platform) ---
+
+    def dispatch(self) -> str:
+        """The outbox stream workers consume (consumer group `DISPATCH_GROUP`)."""
+        return f"{self.prefix}:dispatch"
+
+    def run_lease(self, run_id: str) -> str:
+        """``<worker>|<token>`` with a TTL: the attempt currently allowed to run."""
+        return f"{self.prefix}:run:{run_id}:lease"
+
+    def run_fence(self, run_id: str) -> str:
+        """Monotonic fencing token (= attempt number); every write of an attempt checks it is still current."""
+        return f"{self.prefix}:run:{run_id}:fence"
+
+    def run_attempts(self, run_id: str) -> str:
+        return f"{self.prefix}:run:{run_id}:attempts"
+
+    def run_cancel(self, run_id: str) -> str:
+        return f"{self.prefix}:run:{run_id}:cancel"
+
+    def workers(self) -> str:
+        """Worker heartbeats (hash worker id -> JSON)."""
+        return f"{self.prefix}:workers"
+
+    # --- per-step checkpoints ---
+
+    def run_blocks(self, run_id: str) -> str:
+        """Content-addressed message blocks (append-only: HSETNX by hash)."""
+        return f"{self.prefix}:run:{run_id}:blocks"
+
+    def run_checkpoints(self, run_id: str) -> str:
+        """Append-only list of checkpoints; each names the blocks it covers."""
+        return f"{self.prefix}:run:{run_id}:checkpoints"
+
+    def run_latest(self, run_id: str) -> str:
+        """The newest checkpoint (a copy of the list's last entry, for O(1) resume)."""
+        return f"{self.prefix}:run:{run_id}:checkpoint:latest"
+
+    # --- business operations (side effects keyed by operation id) ---
+
+    def run_ops(self, run_id: str) -> str:
+        """Hash op id -> JSON result of a completed side-effecting operation."""
+        return f"{self.prefix}:run:{run_id}:ops"
+
+    def run_op_began(self, run_id: str) -> str:
+        """Set-like hash ``<op id>|<attempt>``: which attempts began an operation (dedups retried calls)."""
+        return f"{self.prefix}:run:{run_id}:ops:began"
+
+    def run_op_applied(self, run_id: str) -> str:
+        """Hash op id -> how many times the side effect was committed (chaos tests assert 1)."""
+        return f"{self.prefix}:run:{run_id}:ops:applied"
+
+    # --- run governance: the hard budget ledger (shared by every agent of a run) ---
+
+    def run_budget(self, run_id: str) -> str:
+        """Hash: caps, spent, reserved, calls, refusals, start time of the run's budget ledger."""
+        return f"{self.prefix}:run:{run_id}:budget"
+
+    def run_budget_calls(self, run_id: str) -> str:
+        """Hash call id -> ``r|s|x:<nano-USD>:<tokens>`` (reserved, spent, released): accounting by call id."""
+        return f"{self.prefix}:run:{run_id}:budget:calls"

@@ -9,19 +9,29 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError, RedisError, ResponseError, TimeoutError
 
-from tier2.errors import RedisUnavailable
+from tier2.errors import RedisUnavailable, StaleLease
 from tier2.events import EVENT_ADAPTER, Tier2Event
 from tier2.store.keys import SCHEMA_VERSION, Keys
 
-__all__ = ["RunStore"]
+__all__ = ["Accepted", "Fence", "RunStore"]
 
 _APPEND = """
+if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[2] then
+  return redis.error_reply('STALE fencing token ' .. ARGV[2])
+end
+local done = redis.call('HGET', KEYS[5], ARGV[3])
+if done then return tonumber(done) end
 local seq = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[5], ARGV[3], seq)
 local id = seq .. '-0'
 redis.call('XADD', KEYS[2], id, 'e', ARGV[1])
 redis.call('PUBLISH', KEYS[3], seq .. ' ' .. ARGV[1])
@@ -29,15 +39,56 @@ return seq
 """
 
 
-# Accept = durable: the idempotency record, the run record and the index entry are written in one script.
-_CREATE_IDEMPOTENT = """
-local existing = redis.call('GET', KEYS[1])
-if existing then return existing end
-redis.call('SET', KEYS[1], ARGV[1])
+# Accept = durable (transactional outbox): the idempotency record (optional), the run record, the index entry,
+# the project's one-writer marker and the dispatch entry workers consume are written in one script, or none is.
+# KEYS: idem (or ''), run, runs index, project active marker, dispatch stream, thread (or ''), thread runs.
+# ARGV: idem JSON, run JSON, created_at, run id, dispatch (1/0), thread JSON.
+_CREATE = """
+if KEYS[1] ~= '' then
+  local existing = redis.call('GET', KEYS[1])
+  if existing then return {'replay', existing} end
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then return {'created', ''} end  -- a retried call: already committed
+local active = redis.call('GET', KEYS[4])
+if active and active ~= ARGV[4] then
+  return {'busy', active}
+end
+if KEYS[1] ~= '' then redis.call('SET', KEYS[1], ARGV[1]) end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
-return false
+redis.call('SET', KEYS[4], ARGV[4])
+if KEYS[6] ~= '' then
+  redis.call('SET', KEYS[6], ARGV[6], 'NX')
+  redis.call('RPUSH', KEYS[7], ARGV[4])
+end
+if ARGV[5] == '1' then redis.call('XADD', KEYS[5], '*', 'run_id', ARGV[4]) end
+return {'created', ''}
 """
+
+
+def resilient_client(url: str, outage_s: float = 20.0) -> aioredis.Redis:
+    """A client that rides out a Redis restart: commands are retried on connection errors with backoff for about
+    ``outage_s``. Retried writes must be idempotent — every script here is (event appends carry a dedup token)."""
+    backoff = ExponentialBackoff(cap=1.0, base=0.05)
+    return aioredis.Redis.from_url(url, decode_responses=True, retry=Retry(backoff, retries=int(outage_s) + 5),
+                                   retry_on_error=[ConnectionError, TimeoutError, OSError])
+
+
+@dataclass(frozen=True)
+class Fence:
+    """An attempt's right to write a run: its fencing token must still be the run's current one."""
+
+    run_id: str
+    token: int
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """Outcome of `RunStore.accept_run`: ``created``, ``replay`` (same Idempotency-Key) or ``busy`` (project)."""
+
+    outcome: str
+    idempotency: dict[str, Any] | None = None
+    active_run: str | None = None
 
 
 class RunStore:
@@ -47,58 +98,81 @@ class RunStore:
         self.r = client
         self.keys = keys or Keys()
         self._append = client.register_script(_APPEND)
-        self._create_idempotent = client.register_script(_CREATE_IDEMPOTENT)
+        self._create = client.register_script(_CREATE)
 
     @classmethod
     def from_url(cls, url: str, keys: Keys | None = None) -> RunStore:
-        return cls(aioredis.Redis.from_url(url, decode_responses=True), keys)
+        return cls(resilient_client(url), keys)
 
     async def close(self) -> None:
         await self.r.aclose()
 
-    async def create_run(self, run_id: str, record: dict[str, Any]) -> None:
-        payload = {"schema_version": SCHEMA_VERSION, "run_id": run_id, "created_at": time.time(), **record}
-        try:
-            async with self.r.pipeline(transaction=True) as p:
-                p.set(self.keys.run(run_id), json.dumps(payload))
-                p.zadd(self.keys.runs_index(), {run_id: payload["created_at"]})
-                await p.execute()
-        except (RedisError, OSError) as exc:
-            raise RedisUnavailable(f"cannot write run record: {exc}") from exc
-
-    async def create_run_idempotent(
-        self, tenant: str, idem_key: str, body_sha: str, run_id: str, record: dict[str, Any],
-        response: dict[str, Any],
-    ) -> tuple[bool, dict[str, Any]]:
-        """Create the run unless this tenant already used ``idem_key``: returns (created, stored idempotency
-        record ``{body_sha, run_id, response}``). The caller compares ``body_sha`` to detect a different body."""
+    async def accept_run(
+        self, run_id: str, record: dict[str, Any], *, project_id: str, dispatch: bool,
+        tenant: str | None = None, idem_key: str | None = None, body_sha: str = "",
+        response: dict[str, Any] | None = None, thread: tuple[str, dict[str, Any]] | None = None,
+    ) -> Accepted:
+        """Commit a new run atomically: record, index, one-writer marker of its project, optional idempotency
+        record and (``dispatch``) the outbox entry a worker will take. Nothing is written when the key was used
+        already (``replay``, with the stored record) or another run is writing the project (``busy``)."""
         now = time.time()
         payload = {"schema_version": SCHEMA_VERSION, "run_id": run_id, "created_at": now, **record}
         idem = {"schema_version": SCHEMA_VERSION, "body_sha": body_sha, "run_id": run_id, "response": response}
+        k = self.keys
+        idem_key_name = k.idempotency(tenant or "", idem_key) if idem_key is not None else ""
+        thread_id, thread_record = thread or ("", {})
+        thread_payload = {"schema_version": SCHEMA_VERSION, "thread_id": thread_id, "created_at": now,
+                          **thread_record}
         try:
-            found = await self._create_idempotent(
-                keys=[self.keys.idempotency(tenant, idem_key), self.keys.run(run_id), self.keys.runs_index()],
-                args=[json.dumps(idem), json.dumps(payload), now, run_id],
+            outcome, extra = await self._create(
+                keys=[idem_key_name, k.run(run_id), k.runs_index(), k.project_active(project_id), k.dispatch(),
+                      k.thread(thread_id) if thread_id else "", k.thread_runs(thread_id) if thread_id else ""],
+                args=[json.dumps(idem), json.dumps(payload), now, run_id, "1" if dispatch else "0",
+                      json.dumps(thread_payload)],
             )
         except (RedisError, OSError) as exc:
             raise RedisUnavailable(f"cannot write run record: {exc}") from exc
-        return (found is None), (json.loads(found) if found else idem)
+        if outcome == "replay":
+            return Accepted("replay", idempotency=json.loads(extra))
+        if outcome == "busy":
+            return Accepted("busy", active_run=extra)
+        return Accepted("created", idempotency=idem)
 
-    async def update_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
+    async def release_project(self, project_id: str, run_id: str) -> None:
+        """Drop the project's one-writer marker if this run still holds it."""
+        await self.r.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end "
+                          "return 0", 1, self.keys.project_active(project_id), run_id)
+
+    async def request_cancel(self, run_id: str) -> None:
+        """Durable cancel flag; the worker running (or next taking) the run reacts to it."""
+        await self.r.set(self.keys.run_cancel(run_id), "1")
+
+    async def project_writer(self, project_id: str) -> str | None:
+        return await self.r.get(self.keys.project_active(project_id))
+
+    async def update_run(self, run_id: str, fence: Fence | None = None, **fields: Any) -> dict[str, Any]:
+        """Merge ``fields`` into the run record. With ``fence``, only while that attempt is current
+        (`StaleLease` otherwise): the fence key is watched with the record, so a takeover aborts the write."""
         key = self.keys.run(run_id)
-        async with self.r.pipeline(transaction=True) as p:
-            while True:
-                try:
-                    await p.watch(key)
-                    raw = await p.get(key)
-                    record = json.loads(raw) if raw else {"schema_version": SCHEMA_VERSION, "run_id": run_id}
-                    record.update(fields, updated_at=time.time())
-                    p.multi()
-                    p.set(key, json.dumps(record))
-                    await p.execute()
-                    return record
-                except aioredis.WatchError:
-                    continue
+        watched = [key] if fence is None else [key, self.keys.run_fence(run_id)]
+        try:
+            async with self.r.pipeline(transaction=True) as p:
+                while True:
+                    try:
+                        await p.watch(*watched)
+                        if fence is not None and await p.get(watched[1]) != str(fence.token):
+                            raise StaleLease(f"run {run_id}: attempt {fence.token} is no longer current")
+                        raw = await p.get(key)
+                        record = json.loads(raw) if raw else {"schema_version": SCHEMA_VERSION, "run_id": run_id}
+                        record.update(fields, updated_at=time.time())
+                        p.multi()
+                        p.set(key, json.dumps(record))
+                        await p.execute()
+                        return record
+                    except aioredis.WatchError:
+                        continue
+        except (RedisError, OSError) as exc:
+            raise RedisUnavailable(f"cannot update run {run_id}: {exc}") from exc
 
     async def get_run(self, run_id: str) -> dict[str, Any] | None:
         raw = await self.r.get(self.keys.run(run_id))
@@ -134,14 +208,28 @@ class RunStore:
     async def get_thread_state(self, thread_id: str) -> str | None:
         return await self.r.get(self.keys.thread_state(thread_id))
 
-    async def append_event(self, event: Tier2Event) -> int:
+    async def append_event(self, event: Tier2Event, fence: Fence | None = None) -> int:
+        """Append with the next id of the run; with ``fence``, refused (`StaleLease`) unless still current."""
         k = self.keys
-        body = event.model_dump_json()
-        seq = await self._append(
-            keys=[k.run_event_seq(event.run_id), k.run_events(event.run_id), k.run_channel(event.run_id)],
-            args=[body],
-        )
+        rid = event.run_id
+        try:
+            seq = await self._append(
+                keys=[k.run_event_seq(rid), k.run_events(rid), k.run_channel(rid), k.run_fence(rid),
+                      k.run_event_tokens(rid)],
+                args=[event.model_dump_json(), str(fence.token) if fence is not None else "", uuid.uuid4().hex],
+            )
+        except ResponseError as exc:
+            if "STALE" in str(exc):
+                raise StaleLease(f"run {rid}: attempt {fence.token if fence else '?'} is no longer current") from exc
+            raise
         return int(seq)
+
+    async def wait_events(self, run_id: str, after: int, block_ms: int, count: int = 500,
+                          ) -> list[tuple[int, Tier2Event]]:
+        """Like `read_events`, but blocks up to ``block_ms`` for the next event (no polling)."""
+        got = await self.r.xread({self.keys.run_events(run_id): f"{after}-0"}, count=count, block=block_ms)
+        entries = got[0][1] if got else []
+        return [(int(eid.split("-")[0]), EVENT_ADAPTER.validate_json(fields["e"])) for eid, fields in entries]
 
     async def read_events(self, run_id: str, after: int = 0, count: int = 1000) -> list[tuple[int, Tier2Event]]:
         """Events with id > ``after``, oldest first."""

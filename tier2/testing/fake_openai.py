@@ -23,6 +23,10 @@ class Reply:
 
     text: str = ""
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: reported ``(prompt_tokens, completion_tokens)``; default: characters / 4 of the request and the reply
+    usage: tuple[int, int] | None = None
+    #: an HTTP error instead (e.g. 500: a provider outage); sent with ``retry-after-ms: 1`` so client retries are quick
+    status: int = 200
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -64,6 +68,7 @@ class FakeOpenAIServer:
         out.append(chunk({}, "tool_calls" if reply.tool_calls else "stop"))
         prompt = sum(len(json.dumps(m)) for m in self.requests[-1].get("messages", [])) // 4
         completion = (len(reply.text) + sum(len(json.dumps(a)) for _, a in reply.tool_calls)) // 4
+        prompt, completion = reply.usage or (prompt, completion)
         out.append({**base, "choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                                                      "total_tokens": prompt + completion}})
         return out
@@ -82,6 +87,9 @@ class FakeOpenAIServer:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 outer.requests.append(body)
                 reply = outer.responder(body)
+                if reply.status != 200:
+                    self._error(reply)
+                    return
                 chunks = outer._chunks(reply, body.get("model", "fake"))
                 if not body.get("stream"):
                     self._plain(reply, body)
@@ -96,6 +104,16 @@ class FakeOpenAIServer:
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 
+            def _error(self, reply: Reply) -> None:
+                data = json.dumps({"error": {"message": reply.text or f"scripted HTTP {reply.status}",
+                                             "type": "server_error", "code": None}}).encode()
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("retry-after-ms", "1")
+                self.end_headers()
+                self.wfile.write(data)
+
             def _plain(self, reply: Reply, body: dict[str, Any]) -> None:
                 msg: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
                 if reply.tool_calls:
@@ -105,7 +123,9 @@ class FakeOpenAIServer:
                 data = json.dumps({"id": "chatcmpl", "object": "chat.completion", "created": 0,
                                    "model": body.get("model"), "choices": [{"index": 0, "message": msg,
                                    "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+                                   "usage": {"prompt_tokens": (reply.usage or (1, 1))[0],
+                                             "completion_tokens": (reply.usage or (1, 1))[1],
+                                             "total_tokens": sum(reply.usage or (1, 1))}}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -18,6 +18,8 @@ from tier2.browser.session import SERVED_ORIGIN
 from tier2.errors import BadInput
 from tier2.packs import Pack
 from tier2.settings.loader import Policy
+from tier2.store.spend import SpendGuard
+from tier2.telemetry import annotate_validation, traced
 from tier2.toolchain import BuildResult, run_build
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.data import check_tier2_tables
@@ -78,6 +80,9 @@ async def _timed(coro: Any) -> tuple[Any, int]:
 class ValidationRunner:
     """Build + probe + gates; reuses the pool's browser (a fresh context per validation)."""
 
+    #: the run's budget guard (set by the run): the L3 model scorer reserves on the run's ledger like an agent
+    spend_guard: SpendGuard | None = None
+
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
 
@@ -129,6 +134,7 @@ class ValidationRunner:
         trace.default_renderer = smoke_trace.default_renderer
         return trace
 
+    @traced("validate", annotate_validation)
     async def finalize(self, report: ValidationReport, out_dir: Path, brief: str) -> ValidationReport:
         """Reuse a passing report made on the very same sources (same checks, same verdict) as the final one:
         add the L3 score and write it to ``out_dir``."""
@@ -141,14 +147,16 @@ class ValidationRunner:
         return final
 
     async def _l3(self, screenshots: list[str], brief: str) -> ValidationResult:
-        route = None
-        if self.policy.l3_scorer:
+        route = None  # the scorer's route and its fallbacks (agents.l3_scorer, or the older l3_scorer key)
+        if self.policy.l3_route():
             try:
-                route = self.policy.route(self.policy.l3_scorer)
+                route = self.policy.route_chain(self.policy.l3_route() or "")
             except Exception:  # noqa: BLE001 - a bad scorer route only degrades L3 to the heuristic
                 route = None
-        return await score_visual([Path(p) for p in screenshots], brief, route, self.policy.l3_timeout_s)
+        return await score_visual([Path(p) for p in screenshots], brief, route, self.policy.l3_timeout_s,
+                                  self.spend_guard)
 
+    @traced("validate", annotate_validation)
     async def _validate(self, target: Target, out_dir: Path, mode: str, brief: str | None = None,
                         ) -> ValidationReport:
         started = time.monotonic()

@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import shutil
+import tempfile
 import time
 import uuid
 from dataclasses import asdict, dataclass
@@ -48,12 +49,22 @@ def new_project(pack: Pack, dest: Path, project_id: str | None = None) -> Projec
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise BadInput(f"output directory {dest} exists and is not empty")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(pack.template_dir, dest, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("dist", "node_modules"))
-    info = ProjectInfo(project_id=project_id_for(project_id), path=str(dest), pack=pack.ref, created_at=time.time())
-    meta = dest / META_DIR
-    meta.mkdir(exist_ok=True)
-    (meta / "project.json").write_text(json.dumps(asdict(info), indent=2))
+    # built beside dest and renamed into place: a crash mid-copy never leaves a half project at dest
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    staging.chmod(0o755)
+    try:
+        shutil.copytree(pack.template_dir, staging, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("dist", "node_modules"))
+        info = ProjectInfo(project_id=project_id_for(project_id), path=str(dest), pack=pack.ref,
+                           created_at=time.time())
+        meta = staging / META_DIR
+        meta.mkdir(exist_ok=True)
+        (meta / "project.json").write_text(json.dumps(asdict(info), indent=2))
+        if dest.exists():
+            dest.rmdir()  # empty (checked above)
+        staging.rename(dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return info
 
 

@@ -14,6 +14,7 @@ import math
 import os
 import re
 import time
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from PIL import Image, ImageFilter
 
 from tier2.prompts import render_prompt
 from tier2.settings.loader import ModelRoute
+from tier2.store.spend import SpendGuard
 from tier2.validators.base import Finding, ValidationResult
 
 __all__ = ["GATE", "HEURISTIC_SCORER", "heuristic_score", "score_visual", "model_score"]
@@ -59,8 +61,9 @@ def heuristic_score(screenshots: list[Path]) -> dict[str, Any]:
 
 
 async def model_score(route_name: str, route: ModelRoute, screenshots: list[Path], brief: str,
-                      timeout_s: float) -> dict[str, Any]:
-    """Ask an OpenAI-compatible multimodal model; raises on any failure (the caller falls back)."""
+                      timeout_s: float, guard: SpendGuard | None = None) -> dict[str, Any]:
+    """Ask an OpenAI-compatible multimodal model; raises on any failure (the caller falls back). With the run's
+    ``guard`` the call is reserved on, and reconciled with, the run's budget ledger like any agent's call."""
     from openai import AsyncOpenAI
 
     key = os.environ.get(route.api_key_env or "", "") if route.api_key_env else "not-needed"
@@ -71,11 +74,20 @@ async def model_score(route_name: str, route: ModelRoute, screenshots: list[Path
         data = base64.b64encode(p.read_bytes()).decode()
         content.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
     client = AsyncOpenAI(api_key=key or "not-needed", base_url=route.base_url, timeout=timeout_s, max_retries=0)
+    spend = await _reserve(guard, route, content)
     try:
         resp = await client.chat.completions.create(model=route.model, messages=[{"role": "user", "content": content}],
-                                                    temperature=0)
+                                                    temperature=0, **({"max_tokens": spend[2]} if spend else {}))
+    except BaseException:
+        if spend:
+            await spend[0].release(spend[1])
+        raise
     finally:
         await client.close()
+    if spend:
+        used = resp.usage
+        await spend[0].reconcile(spend[1], route.model, used.prompt_tokens if used else spend[3],
+                                 used.completion_tokens if used else spend[2])
     text = resp.choices[0].message.content or ""
     match = _JSON.search(text)
     if not match:
@@ -88,20 +100,37 @@ async def model_score(route_name: str, route: ModelRoute, screenshots: list[Path
             "notes": str(data.get("notes", ""))[:300]}
 
 
-async def score_visual(screenshots: list[Path], brief: str, route: tuple[str, ModelRoute] | None,
-                       timeout_s: float = 30.0) -> ValidationResult:
-    """The L3 result; never raises."""
+async def _reserve(guard: SpendGuard | None, route: ModelRoute, content: list[dict[str, Any]],
+                   ) -> tuple[SpendGuard, str, int, int] | None:
+    """(guard, call id, max output, input estimate) once reserved; raises `RunLimitReached` when refused."""
+    if guard is None:
+        return None
+    chars = sum(len(part.get("text", "")) for part in content)
+    n_in = guard.estimate_input(chars, images=sum(1 for part in content if part["type"] == "image_url"))
+    n_out, call_id = guard.limits.max_output_tokens, f"l3:{uuid.uuid4().hex[:16]}"
+    await guard.reserve(call_id, route.model, n_in, n_out)
+    return guard, call_id, n_out, n_in
+
+
+async def score_visual(screenshots: list[Path], brief: str,
+                       route: tuple[str, ModelRoute] | list[tuple[str, ModelRoute]] | None,
+                       timeout_s: float = 30.0, guard: SpendGuard | None = None) -> ValidationResult:
+    """The L3 result; never raises. ``route``: one route, or a route and its fallbacks (tried in order)."""
     started = time.monotonic()
     findings: list[Finding] = []
     scorer = HEURISTIC_SCORER
     result: dict[str, Any] | None = None
-    if route is not None and route[1].kind == "openai":
+    chain = [r for r in ([route] if isinstance(route, tuple) else list(route or [])) if r[1].kind == "openai"]
+    for i, (name, candidate) in enumerate(chain):
         try:
-            result = await asyncio.wait_for(model_score(*route, screenshots, brief, timeout_s), timeout_s + 1)
-            scorer = f"{route[0]} ({route[1].model})"
+            result = await asyncio.wait_for(model_score(name, candidate, screenshots, brief, timeout_s, guard),
+                                            timeout_s + 1)
+            scorer = f"{name} ({candidate.model})"
+            break
         except Exception as exc:  # noqa: BLE001 - L3 never fails a run: fall back and say so
-            findings.append(Finding(message=f"model scorer {route[0]} failed ({type(exc).__name__}: {exc}); "
-                                            f"heuristic used instead", severity="warning"))
+            then = f"fallback {chain[i + 1][0]} tried next" if i + 1 < len(chain) else "heuristic used instead"
+            findings.append(Finding(message=f"model scorer {name} failed ({type(exc).__name__}: {exc}); {then}",
+                                    severity="warning"))
     if result is None:
         try:
             result = heuristic_score(screenshots)

@@ -1,0 +1,81 @@
+"""GET /v1/runs/{id}/trajectory on the real service (uvicorn, Redis, Chromium, offline model): every model and
+tool call of a run, visible to its tenant only."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+import uvicorn
+
+from tier2.app import build_app
+from tier2.settings.loader import REPO_ROOT, Settings
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]
+POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
+A = {"Authorization": "Bearer key-of-tenant-a-789"}
+B = {"Authorization": "Bearer key-of-tenant-b-012"}
+
+
+@pytest.fixture(scope="module")
+async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    root = tmp_path_factory.mktemp("trajectory")
+    shutil.copytree(REPO_ROOT / "config", root / "config")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-789, tenant-b:key-of-tenant-b-012")
+        settings = Settings(workspaces=root / "ws", redis_url=redis_url, config_dir=root / "config")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url), host="127.0.0.1", port=port,
+                                               log_level="warning", lifespan="on"))
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.05)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            yield client
+        server.should_exit = True
+        await task
+
+
+async def _finished_run(client: httpx.AsyncClient) -> tuple[str, dict]:
+    run_id = (await client.post("/v1/runs", json={"brief": POTION}, headers=A)).json()["run_id"]
+    for _ in range(1200):
+        run = (await client.get(f"/v1/runs/{run_id}", headers=A)).json()
+        if run["status"] in ("delivered", "failed", "stopped"):
+            return run_id, run
+        await asyncio.sleep(0.1)
+    raise AssertionError("run did not finish")
+
+
+async def test_the_trajectory_lists_every_call_to_its_tenant_only(service: httpx.AsyncClient) -> None:
+    run_id, run = await _finished_run(service)
+    assert run["status"] == "delivered", run.get("stop_reason")
+    r = await service.get(f"/v1/runs/{run_id}/trajectory", headers=A)
+    assert r.status_code == 200
+    body = r.json()
+    calls, usage = body["calls"], run["usage"]
+    models = [c for c in calls if c["kind"] == "model"]
+    tools = [c for c in calls if c["kind"] == "tool"]
+    assert len(models) == usage["model_calls"] == body["summary"]["model_calls"]
+    assert {t["tool"]: sum(1 for x in tools if x["tool"] == t["tool"]) for t in tools} == usage["tool_calls"]
+    assert [m["step"] for m in models] == list(range(1, len(models) + 1))
+    assert all(m["model"] == "tier2-offline-policy-v1" and m["state"] == "success" and m["cost_usd"] > 0
+               for m in models)
+    assert sum(m["cost_usd"] for m in models) == pytest.approx(usage["cost_usd"], abs=1e-5)
+    assert all(t["call_id"].startswith("t:") and t["args_sha256"] and t["duration_ms"] >= 0 for t in tools)
+    assert any(t["tool"] == "RunGame" and t["state"] == "success" for t in tools)
+    assert [c["started_at"] for c in calls] == sorted(c["started_at"] for c in calls)
+
+    only_tools = (await service.get(f"/v1/runs/{run_id}/trajectory?kind=tool&offset=1&limit=2",
+                                    headers=A)).json()
+    assert only_tools["total"] == len(tools) and [c["call_id"] for c in only_tools["calls"]] == [
+        t["call_id"] for t in tools[1:3]]
+
+    assert (await service.get(f"/v1/runs/{run_id}/trajectory", headers=B)).status_code == 404  # another tenant
+    assert (await service.get(f"/v1/runs/{run_id}/trajectory")).status_code == 401
+    assert (await service.get("/v1/runs/r-doesnotexist/trajectory", headers=A)).status_code == 404

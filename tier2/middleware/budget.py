@@ -1,0 +1,164 @@
+"""The budget slot of the onion: AgentScope's soft budget outside, the hard ledger inside.
+
+* Soft: `ReplyBudgetControlMiddleware` with token weights derived from the model's prices, so "weighted tokens"
+  are USD in disguise: once one reply used ``soft_ratio`` of the run's cap, the agent is told to wrap up and may
+  call no more tools. It never stops anything by itself.
+* Hard: `LedgerMiddleware` (``on_model_call``) reserves each call's worst case on the run's Redis ledger before the
+  call, refuses it with `RunLimitReached` past the cap or the deadline, and reconciles the reported usage after
+  it — for a streamed response, when the stream ends. The output bound it reserves for is also sent to the
+  provider (``max_tokens``) when the route sets none, so a well-behaved provider cannot spend past the reservation.
+
+Call ids are deterministic: ``<agent>:<reply_id>:<cur_iter>:<n>``, with ``n`` (completed calls at that step) kept in
+``AgentState.middle_context``, so a retried call and a resumed attempt map to the same id and are counted once.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any
+
+from agentscope.middleware import MiddlewareBase, ReplyBudgetControlMiddleware
+from pydantic import ValidationError
+
+from tier2.errors import BadInput
+from tier2.settings.loader import BudgetOverride, BudgetPolicy, Price
+from tier2.store.budget import BudgetCaps, BudgetLedger
+from tier2.store.keys import Keys
+from tier2.store.spend import SpendGuard
+
+__all__ = ["LedgerMiddleware", "budget_caps", "build_budget_layer", "soft_budget", "spend_guard_of"]
+
+
+def bounded_model(model: Any, default_max: int) -> tuple[Any, int]:
+    """The model to call and the output bound to reserve for: the route's ``max_tokens``, or ``default_max`` —
+    sent to the provider on a per-call copy when the model's parameters have a ``max_tokens`` field left unset."""
+    params = getattr(model, "parameters", None)
+    if params is None or "max_tokens" not in getattr(type(params), "model_fields", {}):
+        return model, default_max  # e.g. the offline policy: reports usage, has no output limit to set
+    current = getattr(params, "max_tokens", None)
+    if current:
+        return model, int(current)
+    clone = copy.copy(model)  # shares the client; only the parameters differ
+    clone.parameters = params.model_copy(update={"max_tokens": default_max})
+    return clone, default_max
+
+
+class LedgerMiddleware(MiddlewareBase):
+    """Hard budget: reserve → call → reconcile on the run's ledger. Per-run state lives in Redis and in
+    ``agent.state.middle_context``; the instance holds only configuration."""
+
+    def __init__(self, guard: SpendGuard, max_output_tokens: int, input_margin: float = 1.0) -> None:
+        self.guard, self.max_output_tokens, self.input_margin = guard, max_output_tokens, input_margin
+
+    async def _call_id(self, agent: Any) -> tuple[str, dict[str, Any]]:
+        state = agent.state
+        slot = state.middle_context.setdefault(await self.get_middleware_key(), {})
+        at = f"{state.reply_id}:{state.cur_iter}"
+        if slot.get("at") != at:
+            slot["at"], slot["n"] = at, 0
+        return f"{agent.name}:{at}:{slot['n']}", slot
+
+    async def on_model_call(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> Any:
+        model, n_out = bounded_model(input_kwargs["current_model"], self.max_output_tokens)
+        counted = await model.count_tokens(input_kwargs["messages"], input_kwargs.get("tools"))
+        n_in = math.ceil(counted * self.input_margin)
+        call_id, slot = await self._call_id(agent)
+        await self.guard.reserve(call_id, model.model, n_in, n_out)
+        try:
+            res = await next_handler(**{**input_kwargs, "current_model": model})
+        except BaseException:
+            await self.guard.release(call_id)  # nothing came back: the retry (same id) may reserve again
+            raise
+        if inspect.isasyncgen(res):
+            return self._metered(res, call_id, slot, model.model, (n_in, n_out))
+        usage = getattr(res, "usage", None)
+        await self._settle(call_id, slot, model.model, usage, (n_in, n_out))
+        return res
+
+    async def on_compress_context(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> None:
+        """Context compression calls the model directly (``generate_structured_output``), outside
+        ``on_model_call``: reserve when it is due, and record it (usage estimated: none is exposed) once it ran."""
+        cfg = input_kwargs.get("context_config") or agent.context_config
+        model = agent.model
+        counted = await model.count_tokens(list(agent.state.context), None)
+        n_in, n_out = math.ceil(counted * self.input_margin), self.max_output_tokens
+        call_id = f"{agent.name}:{agent.state.reply_id}:{agent.state.cur_iter}:compress"
+        due = counted >= cfg.trigger_ratio * model.context_size
+        if due:
+            await self.guard.reserve(call_id, model.model, n_in, n_out)
+        before = copy.deepcopy(agent.state.summary)
+        try:
+            await next_handler(**input_kwargs)
+        except BaseException:
+            if due:
+                await self.guard.release(call_id)
+            raise
+        if agent.state.summary != before:  # a summary was written: the model was called (reserved or not)
+            await self.guard.reconcile(call_id, model.model, n_in, max(1, len(str(agent.state.summary)) // 4))
+        elif due:
+            await self.guard.release(call_id)
+
+    async def _settle(self, call_id: str, slot: dict[str, Any], model: str, usage: Any,
+                      estimate: tuple[int, int]) -> None:
+        """Reconcile at the reported usage; without one, at the reservation (the worst case we allowed)."""
+        n_in, n_out = (usage.input_tokens, usage.output_tokens) if usage is not None else estimate
+        slot["n"] = int(slot.get("n", 0)) + 1
+        await self.guard.reconcile(call_id, model, int(n_in or 0), int(n_out or 0))
+
+    async def _metered(self, stream: AsyncGenerator[Any, None], call_id: str, slot: dict[str, Any], model: str,
+                       estimate: tuple[int, int]) -> AsyncGenerator[Any, None]:
+        usage = None
+        try:
+            async for chunk in stream:
+                if getattr(chunk, "is_last", False) and getattr(chunk, "usage", None) is not None:
+                    usage = chunk.usage
+                yield chunk
+        finally:
+            # a stream cut short was still a paid call: charge what it reported, else the reservation
+            await self._settle(call_id, slot, model, usage, estimate)
+
+
+def budget_caps(policy: BudgetPolicy, override: Mapping[str, Any] | None) -> BudgetCaps:
+    """The run's caps: its own options (validated) over the hot-config defaults."""
+    try:
+        own = BudgetOverride(**(override or {}))
+    except ValidationError as exc:
+        raise BadInput(f"bad budget option: {exc.errors()[0].get('loc')} {exc.errors()[0].get('msg')}") from exc
+    return BudgetCaps(usd=own.usd if own.usd is not None else policy.usd,
+                      tokens=own.tokens if own.tokens is not None else policy.tokens,
+                      deadline_s=own.deadline_s if own.deadline_s is not None else policy.deadline_s)
+
+
+def soft_budget(caps: BudgetCaps, price: Price | None, policy: BudgetPolicy) -> ReplyBudgetControlMiddleware | None:
+    """AgentScope's per-reply soft budget with weights from the price table, normalised by the dearer rate (so one
+    weighted token costs what one token of the dearer kind costs); falls back to plain tokens for a token cap."""
+    if policy.soft_ratio is None:
+        return None
+    if caps.usd is not None and price is not None and max(price.input_per_mtok, price.output_per_mtok) > 0:
+        top = max(price.input_per_mtok, price.output_per_mtok)
+        return ReplyBudgetControlMiddleware(token_budget=policy.soft_ratio * caps.usd * 1_000_000 / top,
+                                            input_token_weight=price.input_per_mtok / top,
+                                            output_token_weight=price.output_per_mtok / top)
+    if caps.tokens is not None:
+        return ReplyBudgetControlMiddleware(token_budget=policy.soft_ratio * caps.tokens)
+    return None
+
+
+def build_budget_layer(client: Any, keys: Keys, run_id: str, policy: BudgetPolicy, prices: Mapping[str, Price],
+                       model: str, override: Mapping[str, Any] | None = None,
+                       started_at: float | None = None) -> list[MiddlewareBase]:
+    """The budget slot for one agent of a run: [soft (if any), hard ledger]; every agent of the run shares the
+    ledger through Redis (same run id → same keys)."""
+    caps = budget_caps(policy, override)
+    guard = SpendGuard(BudgetLedger(client, keys, run_id, caps, started_at=started_at), prices, policy)
+    soft = soft_budget(caps, prices.get(model), policy)
+    hard = LedgerMiddleware(guard, policy.max_output_tokens, policy.input_margin)
+    return [soft, hard] if soft is not None else [hard]
+
+
+def spend_guard_of(layers: Sequence[MiddlewareBase]) -> SpendGuard | None:
+    """The run ledger's guard inside a budget slot (for the L3 scorer and the final usage report)."""
+    return next((m.guard for m in layers if isinstance(m, LedgerMiddleware)), None)

@@ -1,0 +1,95 @@
+"""Tool calls with external side effects, keyed by operation id: executed once, looked up on a resumed attempt.
+
+The operation id is derived from what the call does, not from the model's call id (a real model names its calls
+differently on every retry): tool name + canonical arguments + how many identical calls came before in the
+conversation. Read-only and re-runnable tools (Read, Glob, Build, RunGame...) pass through and simply run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncGenerator
+from pathlib import Path
+from typing import Any
+
+from agentscope.message import TextBlock
+from agentscope.middleware import MiddlewareBase
+from agentscope.tool import ToolResponse
+
+from tier2.store.operations import OperationStore
+from tier2.store.run_store import Fence
+
+__all__ = ["OperationsMiddleware", "operation_id"]
+
+
+def _canonical(raw: Any) -> str:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError:
+        return str(raw)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def operation_id(agent: Any, call: Any) -> str:
+    args = _canonical(call.input)
+    earlier = 0
+    blocks = (b for msg in agent.state.context for b in msg.get_content_blocks("tool_call"))
+    for block in blocks:
+        if block.id == call.id:
+            break
+        if block.name == call.name and _canonical(block.input) == args:
+            earlier += 1
+    digest = hashlib.sha256(f"{call.name}\n{args}".encode()).hexdigest()[:20]
+    return f"{call.name}:{digest}:{earlier}"
+
+
+def _text(response: ToolResponse) -> str:
+    return "".join(b.text for b in response.content if isinstance(b, TextBlock))
+
+
+class OperationsMiddleware(MiddlewareBase):
+    """``tools``: names whose calls are side effects (hot policy); everything else passes through."""
+
+    def __init__(self, store: OperationStore, fence: Fence | None, tools: frozenset[str]) -> None:
+        self.store, self.fence, self.tools = store, fence, tools
+
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+        call = input_kwargs["tool_call"]
+        if call.name not in self.tools:
+            async for chunk in next_handler(**input_kwargs):
+                yield chunk
+            return
+        op_id = operation_id(agent, call)
+        done = await self.store.lookup(op_id)
+        if done is not None:  # committed by an earlier attempt: never repeat the effect
+            yield ToolResponse(content=[TextBlock(text=done["text"])], state=done["state"], id=call.id,
+                               metadata={"operation": op_id, "replayed": True})
+            return
+        before = await self.store.begin(op_id, self.fence)
+        if before and _already_written(call):
+            # the earlier attempt applied it but died before recording it: the bytes are there, record only
+            result = {"text": "Wrote the file (applied by an earlier attempt).", "state": "success"}
+            await self.store.commit(op_id, result, self.fence)
+            yield ToolResponse(content=[TextBlock(text=result["text"])], state="success", id=call.id,
+                               metadata={"operation": op_id, "replayed": True})
+            return
+        final: ToolResponse | None = None
+        async for chunk in next_handler(**input_kwargs):
+            if isinstance(chunk, ToolResponse):
+                final = chunk
+            yield chunk
+        if final is not None:
+            await self.store.commit(op_id, {"text": _text(final), "state": str(getattr(final.state, "value",
+                                                                                       final.state))}, self.fence)
+
+
+def _already_written(call: Any) -> bool:
+    """A Write whose target already holds exactly its content (idempotence check by the effect itself)."""
+    if call.name != "Write":
+        return False
+    try:
+        args = json.loads(call.input) if isinstance(call.input, str) else dict(call.input)
+        return Path(args["file_path"]).read_text() == args["content"]
+    except (OSError, KeyError, TypeError, ValueError):
+        return False

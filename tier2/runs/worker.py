@@ -1,0 +1,228 @@
+"""Workers: take accepted runs from the dispatch stream and execute them under a fenced, heartbeated lease.
+
+Flow per dispatch entry (consumer group `DISPATCH_GROUP` on `Keys.dispatch`):
+
+1. Reclaim first: ``XAUTOCLAIM`` hands over entries idle longer than the lease TTL — their worker stopped
+   heartbeating (a live holder re-claims its own entry on every heartbeat, which resets the idle time).
+2. Acquire the run's lease: a new attempt with a fencing token larger than any before. While another attempt's
+   lease lives, leave the entry alone.
+3. Resume after the newest checkpoint (attempt > 1), run, heartbeat (renew the lease, watch the cancel flag).
+   Losing the lease cancels the attempt; its late writes are refused by the fence anyway.
+4. Acknowledge the entry only once the run is terminal. An attempt past ``max_attempts`` ends the run
+   ``failed`` with a reason instead of running it again: no run stays "running" because its worker died.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from redis.exceptions import RedisError, ResponseError
+
+from tier2.errors import StaleLease
+from tier2.events import TERMINAL_STATUSES, RunFinished
+from tier2.middleware.checkpoint import restorable_state
+from tier2.runs.generate import Resume, RunRequest, execute_run
+from tier2.runs.runtime import Runtime
+from tier2.store.checkpoints import CheckpointStore
+from tier2.store.keys import DISPATCH_GROUP
+from tier2.store.leases import Lease, LeaseStore
+
+__all__ = ["Worker", "ensure_group", "worker_name"]
+
+log = logging.getLogger(__name__)
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+async def ensure_group(rt: Runtime) -> None:
+    try:
+        await rt.store.r.xgroup_create(rt.store.keys.dispatch(), DISPATCH_GROUP, id="0", mkstream=True)
+    except ResponseError as exc:
+        if "BUSYGROUP" not in str(exc):
+            raise
+
+
+class Worker:
+    """One consumer of the dispatch stream, running up to ``concurrency`` runs at a time."""
+
+    def __init__(self, rt: Runtime, name: str | None = None, *, concurrency: int = 1, block_ms: int = 1000) -> None:
+        self.rt, self.name, self.concurrency, self.block_ms = rt, name or worker_name(), concurrency, block_ms
+        self.leases = LeaseStore(rt.store.r, rt.store.keys)
+        self.running: dict[str, asyncio.Task[None]] = {}
+        self.finished = 0
+
+    async def serve(self, stop: asyncio.Event) -> None:
+        """Take runs until ``stop`` is set; then interrupt running attempts (their runs resume elsewhere)."""
+        await ensure_group(self.rt)
+        log.info("worker %s consuming %s", self.name, self.rt.store.keys.dispatch())
+        try:
+            while not stop.is_set():
+                if len(self.running) >= self.concurrency:
+                    await asyncio.wait(list(self.running.values()), timeout=self.block_ms / 1000,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                try:
+                    entry = await self._next()
+                except (RedisError, OSError) as exc:  # Redis restarting: keep trying, lose nothing
+                    log.warning("worker %s: redis unavailable (%s); retrying", self.name, exc)
+                    await asyncio.sleep(0.5)
+                    continue
+                if entry is not None:
+                    entry_id, run_id = entry
+                    if run_id in self.running:
+                        continue
+                    task = asyncio.create_task(self._handle(entry_id, run_id))
+                    self.running[run_id] = task
+                    task.add_done_callback(lambda _t, rid=run_id: self.running.pop(rid, None))
+        finally:
+            tasks = list(self.running.values())
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _next(self) -> tuple[str, str] | None:
+        r, k = self.rt.store.r, self.rt.store.keys
+        ttl_ms = int(self.rt.policies.snapshot().durability.lease_ttl_s * 1000)
+        _next_id, claimed, *_ = await r.xautoclaim(k.dispatch(), DISPATCH_GROUP, self.name, min_idle_time=ttl_ms,
+                                                   start_id="0-0", count=1)
+        for entry_id, fields in claimed:
+            if fields and fields.get("run_id") not in self.running:
+                return entry_id, fields["run_id"]
+        got = await r.xreadgroup(DISPATCH_GROUP, self.name, {k.dispatch(): ">"}, count=1, block=self.block_ms)
+        for _stream, entries in got or []:
+            for entry_id, fields in entries:
+                return entry_id, fields["run_id"]
+        return None
+
+    async def _ack(self, entry_id: str) -> None:
+        await self.rt.store.r.xack(self.rt.store.keys.dispatch(), DISPATCH_GROUP, entry_id)
+
+    async def _handle(self, entry_id: str, run_id: str) -> None:
+        store = self.rt.store
+        record = await store.get_run(run_id)
+        if record is None or record.get("status") in TERMINAL_STATUSES:
+            await self._ack(entry_id)  # nothing (left) to do
+            return
+        policy = self.rt.policies.snapshot().durability
+        ttl_ms = int(policy.lease_ttl_s * 1000)
+        lease = await self.leases.acquire(run_id, self.name, ttl_ms, {"pid": os.getpid(),
+                                                                      "host": socket.gethostname()})
+        if isinstance(lease, str):
+            return  # another attempt is alive; its worker acknowledges the entry when the run ends
+        if lease.token > policy.max_attempts:
+            await self._give_up(lease, policy.max_attempts)
+            await self._ack(entry_id)
+            return
+        cancel = asyncio.Event()
+        lost = asyncio.Event()
+        attempt = asyncio.create_task(self._attempt(lease, record, cancel))
+        beat = asyncio.create_task(self._heartbeat(lease, entry_id, ttl_ms, policy.heartbeat_s, cancel, lost,
+                                                   attempt))
+        outcome = "interrupted"
+        try:
+            await attempt
+            outcome = "finished"
+            await self._ack(entry_id)
+            self.finished += 1
+        except StaleLease as exc:
+            outcome = "superseded"
+            log.warning("worker %s: %s", self.name, exc)
+        except asyncio.CancelledError:
+            if not lost.is_set() and not attempt.done():
+                attempt.cancel()
+                await asyncio.gather(attempt, return_exceptions=True)
+            if lost.is_set():
+                outcome = "lease lost"
+            else:
+                raise  # worker shutdown: the lease is released below, another worker resumes the run
+        except Exception as exc:  # noqa: BLE001 - no silent failure: end the run visibly
+            log.exception("worker %s: run %s crashed outside the run loop", self.name, run_id)
+            outcome = "crashed"
+            await self._fail(lease, f"worker error: {type(exc).__name__}: {str(exc)[:400]}")
+            await self._ack(entry_id)
+        finally:
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
+            try:
+                await self.leases.end_attempt(lease, outcome)
+                await self.leases.release(lease)
+            except (RedisError, OSError) as exc:
+                log.warning("worker %s: could not close attempt %s of %s: %s", self.name, lease.token, run_id, exc)
+
+    async def _attempt(self, lease: Lease, record: dict[str, Any], cancel: asyncio.Event) -> None:
+        store, run_id = self.rt.store, lease.run_id
+        resume = await self._resume_point(run_id) if lease.token > 1 else None
+        thread_id = record.get("thread_id")
+        initial = None
+        if resume is None and record.get("continues_thread") and thread_id:
+            initial = await store.get_thread_state(thread_id)
+        source = record.get("source_dir")
+        planned = Path(record["project_dir"]) if record.get("project_dir") else None
+        if source is None and planned is not None and (planned / ".tier2" / "project.json").exists():
+            source = str(planned)  # an earlier attempt created it: keep its files
+        if await store.r.exists(store.keys.run_cancel(run_id)):
+            cancel.set()
+        req = RunRequest(brief=record["brief"], model=record.get("model_route"), run_id=run_id,
+                         project_id=record.get("project_id"), out_dir=planned, cancel=cancel,
+                         existing_project=Path(source) if source else None, initial_state=initial,
+                         fence=lease.fence, worker=self.name, resume=resume, options=record.get("options") or {})
+        outcome = await execute_run(self.rt, req)
+        if outcome.agent_state and thread_id:
+            await store.save_thread_state(thread_id, outcome.agent_state)
+
+    async def _resume_point(self, run_id: str) -> Resume | None:
+        latest = await CheckpointStore(self.rt.store.r, self.rt.store.keys, run_id).latest()
+        if latest is None:
+            return None
+        number, state, meta = latest
+        return Resume(checkpoint=number, state_json=restorable_state(state), round=int(meta.get("round", 0)),
+                      stage=str(meta.get("stage", "turn")), usage=meta.get("usage") or {},
+                      step=int(meta.get("step", 0)))
+
+    async def _heartbeat(self, lease: Lease, entry_id: str, ttl_ms: int, every_s: float, cancel: asyncio.Event,
+                         lost: asyncio.Event, attempt: asyncio.Task[None]) -> None:
+        r, k = self.rt.store.r, self.rt.store.keys
+        cancel_key = k.run_cancel(lease.run_id)
+        last_beat = time.monotonic()
+        while not attempt.done():
+            await asyncio.sleep(min(every_s, 0.5))
+            try:
+                if not cancel.is_set() and await r.exists(cancel_key):
+                    cancel.set()
+                    attempt.cancel()  # reaches the in-flight model call; the run ends "stopped"
+                if time.monotonic() - last_beat < every_s:
+                    continue
+                last_beat = time.monotonic()
+                if not await self.leases.renew(lease, ttl_ms):
+                    log.warning("worker %s lost its lease on %s (attempt %s)", self.name, lease.run_id, lease.token)
+                    lost.set()
+                    attempt.cancel()
+                    return
+                await r.xclaim(k.dispatch(), DISPATCH_GROUP, self.name, 0, [entry_id], justid=True)
+                await r.hset(k.workers(), self.name, f'{{"at": {time.time()}, "run": "{lease.run_id}"}}')
+            except (RedisError, OSError) as exc:
+                log.warning("worker %s: heartbeat failed (%s); retrying", self.name, exc)
+
+    async def _give_up(self, lease: Lease, max_attempts: int) -> None:
+        await self._fail(lease, f"gave up after {max_attempts} attempts: each worker running it died or lost its "
+                                "lease before the run ended (see GET /v1/runs/{id} attempts)")
+
+    async def _fail(self, lease: Lease, reason: str) -> None:
+        store = self.rt.store
+        try:
+            record = await store.update_run(lease.run_id, lease.fence, status="failed", stop_reason=reason)
+            await store.append_event(RunFinished(run_id=lease.run_id, status="failed", stop_reason=reason),
+                                     lease.fence)
+            if record.get("project_id"):
+                await store.release_project(record["project_id"], lease.run_id)
+        except StaleLease:
+            pass

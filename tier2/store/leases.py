@@ -1,0 +1,107 @@
+"""Leases with heartbeats and monotonic fencing tokens: which attempt may run (and write) a run.
+
+Acquiring increments the run's fence counter, so every attempt gets a larger token than any before it (the token
+doubles as the attempt number). The lease itself is a key with a TTL that the holder renews; when the holder
+dies the key expires and another worker may acquire a new attempt. Writes of an attempt (`RunStore` with a
+`Fence`, checkpoints, operations) check atomically that the fence still holds their token, so a stale worker
+that wakes up after losing its lease cannot write anything.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from tier2.store.keys import SCHEMA_VERSION, Keys
+from tier2.store.run_store import Fence
+
+__all__ = ["Lease", "LeaseStore"]
+
+# KEYS: lease, fence, attempts. ARGV: worker, ttl_ms, attempt JSON (token filled in here).
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0, redis.call('GET', KEYS[1])} end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token, 'PX', ARGV[2])
+local attempt = cjson.decode(ARGV[3])
+attempt['attempt'] = token
+redis.call('HSET', KEYS[3], token, cjson.encode(attempt))
+return {token, ''}
+"""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+# KEYS: fence, attempts. ARGV: token, attempt JSON. Only the current attempt may close its own record.
+_END_ATTEMPT = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class Lease:
+    run_id: str
+    worker: str
+    token: int
+
+    @property
+    def fence(self) -> Fence:
+        return Fence(self.run_id, self.token)
+
+    @property
+    def holder(self) -> str:
+        return f"{self.worker}|{self.token}"
+
+
+class LeaseStore:
+    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+        self.r, self.keys = client, keys
+        self._acquire = client.register_script(_ACQUIRE)
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
+        self._end = client.register_script(_END_ATTEMPT)
+
+    async def acquire(self, run_id: str, worker: str, ttl_ms: int,
+                      info: dict[str, Any] | None = None) -> Lease | str:
+        """A new attempt's lease (its token is larger than every earlier one), or ``"held by <worker>|<token>"``
+        while another attempt's lease is alive."""
+        k = self.keys
+        attempt = {"schema_version": SCHEMA_VERSION, "worker": worker, "started_at": time.time(), **(info or {})}
+        token, extra = await self._acquire(keys=[k.run_lease(run_id), k.run_fence(run_id), k.run_attempts(run_id)],
+                                           args=[worker, ttl_ms, json.dumps(attempt)])
+        if int(token) == 0:
+            return f"held by {extra}"
+        return Lease(run_id, worker, int(token))
+
+    async def renew(self, lease: Lease, ttl_ms: int) -> bool:
+        return bool(await self._renew(keys=[self.keys.run_lease(lease.run_id)], args=[lease.holder, ttl_ms]))
+
+    async def release(self, lease: Lease) -> None:
+        await self._release(keys=[self.keys.run_lease(lease.run_id)], args=[lease.holder])
+
+    async def end_attempt(self, lease: Lease, outcome: str, detail: str = "") -> bool:
+        k = self.keys
+        raw = await self.r.hget(k.run_attempts(lease.run_id), str(lease.token))
+        attempt = json.loads(raw) if raw else {"attempt": lease.token, "worker": lease.worker}
+        attempt.update(outcome=outcome, detail=detail[:500], ended_at=time.time())
+        return bool(await self._end(keys=[k.run_fence(lease.run_id), k.run_attempts(lease.run_id)],
+                                    args=[lease.token, json.dumps(attempt)]))
+
+    async def attempts(self, run_id: str) -> list[dict[str, Any]]:
+        raw = await self.r.hgetall(self.keys.run_attempts(run_id))
+        return sorted((json.loads(v) for v in raw.values()), key=lambda a: a["attempt"])
+
+    async def current_token(self, run_id: str) -> int:
+        return int(await self.r.get(self.keys.run_fence(run_id)) or 0)
