@@ -89,6 +89,26 @@ def _fingerprint(delivery: dict[str, Any]) -> tuple[Any, ...]:
     return (delivery["status"], delivery["source"]["sha256"], delivery["build"]["bundle_sha256"], tuple(gates))
 
 
+def _differences(got: dict[str, Any], ref: dict[str, Any]) -> str:
+    """What differs between two deliveries, for the report."""
+    out = []
+    if got["status"] != ref["status"]:
+        out.append(f"status {got['status']} vs {ref['status']}")
+    files = {f["path"]: f["sha256"] for f in got["source"]["files"]}
+    ref_files = {f["path"]: f["sha256"] for f in ref["source"]["files"]}
+    changed = sorted(p for p in files.keys() | ref_files.keys() if files.get(p) != ref_files.get(p))
+    if changed:
+        out.append("source files " + ", ".join(changed[:6]))
+    if got["build"]["bundle_sha256"] != ref["build"]["bundle_sha256"]:
+        out.append("bundle")
+    gates = dict(_fingerprint(got)[3])
+    ref_gates = dict(_fingerprint(ref)[3])
+    flipped = sorted(g for g in gates.keys() | ref_gates.keys() if gates.get(g) != ref_gates.get(g))
+    if flipped:
+        out.append("gates " + ", ".join(f"{g}={gates.get(g)} (ref {ref_gates.get(g)})" for g in flipped))
+    return "; ".join(out) or "nothing"
+
+
 def _post_run(c: LocalCluster, brief: str) -> str:
     key = uuid.uuid4().hex  # retries with the same key: a timeout during a Redis restart never makes two runs
     for _ in range(100):
@@ -161,12 +181,12 @@ def run_chaos(root: Path, cfg: ChaosConfig, log: Any = print) -> ChaosReport:
         for _ in range(cfg.workers):
             c.start_worker()
         keys, r = Keys(), redis.Redis.from_url(c.redis_url, decode_responses=True)
-        reference: dict[str, tuple[Any, ...]] = {}
+        reference: dict[str, dict[str, Any]] = {}
         for brief in dict.fromkeys(cfg.briefs):  # undisturbed reference runs
             run_id = _post_run(c, brief)
             wait_until(lambda rid=run_id: _get(c, f"/v1/runs/{rid}")["status"] in TERMINAL, 300, "a reference")
-            reference[brief] = _fingerprint(_get(c, f"/v1/runs/{run_id}/delivery"))
-            log(f"reference {brief[:40]!r}: {reference[brief][0]}")
+            reference[brief] = _get(c, f"/v1/runs/{run_id}/delivery")
+            log(f"reference {brief[:40]!r}: {reference[brief]['status']}")
         t0 = time.monotonic()
         results = [RunResult(_post_run(c, cfg.briefs[i % len(cfg.briefs)]), cfg.briefs[i % len(cfg.briefs)])
                    for i in range(cfg.runs)]
@@ -191,7 +211,7 @@ def run_chaos(root: Path, cfg: ChaosConfig, log: Any = print) -> ChaosReport:
     return rep
 
 
-def _check(c: LocalCluster, r: redis.Redis, keys: Keys, res: RunResult, ref: tuple[Any, ...],
+def _check(c: LocalCluster, r: redis.Redis, keys: Keys, res: RunResult, ref: dict[str, Any],
            rep: ChaosReport) -> None:
     run = _get(c, f"/v1/runs/{res.run_id}")
     res.status, res.attempts = run["status"], len(run.get("attempts", []))
@@ -214,11 +234,15 @@ def _check(c: LocalCluster, r: redis.Redis, keys: Keys, res: RunResult, ref: tup
         rep.problems.append(f"{res.run_id}: {res.finished_events} run_finished events")
     rep.side_effects += len(res.ops)
     rep.duplicate_side_effects += sum(n - 1 for n in res.ops.values() if n > 1)
+    detail = "no delivery"
     if res.status in TERMINAL:
         try:
-            res.identical = _fingerprint(_get(c, f"/v1/runs/{res.run_id}/delivery")) == ref
+            got = _get(c, f"/v1/runs/{res.run_id}/delivery")
+            res.identical = _fingerprint(got) == _fingerprint(ref)
+            detail = _differences(got, ref)
         except RuntimeError:
             res.identical = False
     rep.identical_deliveries += res.identical
     if not res.identical:
-        rep.problems.append(f"{res.run_id}: delivery differs from the undisturbed run ({res.status})")
+        rep.problems.append(f"{res.run_id} (attempts {res.attempts}): delivery differs from the undisturbed run: "
+                            f"{detail}")
