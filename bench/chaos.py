@@ -56,6 +56,7 @@ def main() -> int:
                 ("lost events", rep.lost_events), ("duplicate events", rep.duplicate_events),
                 ("side effects (operation ids)", rep.side_effects),
                 ("duplicate side effects", rep.duplicate_side_effects),
+                ("  interrupted mid-execution, completed once later", rep.interrupted_side_effects),
                 ("deliveries identical to undisturbed", f"{rep.identical_deliveries}/{rep.runs}"),
                 ("wall time", f"{rep.wall_s:.0f} s")]
         for name, value in rows:

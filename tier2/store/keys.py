@@ -109,11 +109,15 @@ class Keys:
         return f"{self.prefix}:run:{run_id}:ops"
 
     def run_op_began(self, run_id: str) -> str:
-        """Set-like hash ``<op id>|<attempt>``: which attempts began an operation (dedups retried calls)."""
+        """Hash op id -> how many attempts began the operation."""
         return f"{self.prefix}:run:{run_id}:ops:began"
 
+    def run_op_by(self, run_id: str) -> str:
+        """Set-like hash ``b|<op>|<attempt>`` / ``c|<op>|<attempt>``: counts once per attempt (retried calls)."""
+        return f"{self.prefix}:run:{run_id}:ops:by"
+
     def run_op_applied(self, run_id: str) -> str:
-        """Hash op id -> how many times the side effect was committed (chaos tests assert 1)."""
+        """Hash op id -> completed executions of the side effect (chaos tests assert exactly 1)."""
         return f"{self.prefix}:run:{run_id}:ops:applied"
 
     # --- run governance: the hard budget ledger (shared by every agent of a run) ---

@@ -1,8 +1,10 @@
 """Side-effecting operations keyed by operation id: done once, looked up afterwards.
 
-``begin`` counts an execution (``applied``) and ``commit`` records the result; both check the attempt's fence.
-A resumed attempt that meets an operation already committed gets the recorded result instead of repeating the
-effect. ``applied`` is what chaos tests inspect: every operation id must have been executed exactly once.
+``begin`` counts an attempt starting the operation (``began``); ``commit`` records the result and counts a
+completed execution (``applied``); both check the attempt's fence and count once per attempt, so a retried call
+after a lost reply adds nothing. A resumed attempt that meets a committed operation gets the recorded result
+instead of repeating the effect. ``applied`` is what chaos tests inspect: every operation id completes exactly
+once; ``began`` > 1 shows an execution a crash interrupted before it completed (and that was then completed).
 """
 
 from __future__ import annotations
@@ -24,16 +26,20 @@ if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return redis.error_reply('STALE fencing token ' .. ARGV[1])
 end
 """
-# KEYS: fence, applied, began. ARGV: token, op id. Counts one execution per attempt (a retried call after a lost
-# reply counts nothing new); returns the number of executions before this attempt's.
+# KEYS: fence, began, by. ARGV: token, op id. Returns how many earlier attempts began the operation.
 _BEGIN = _FENCED + """
-if redis.call('HSETNX', KEYS[3], ARGV[2] .. '|' .. ARGV[1], 1) == 1 then
+if redis.call('HSETNX', KEYS[3], 'b|' .. ARGV[2] .. '|' .. ARGV[1], 1) == 1 then
   return redis.call('HINCRBY', KEYS[2], ARGV[2], 1) - 1
 end
 return tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '1') - 1
 """
-# KEYS: fence, ops. ARGV: token, op id, result JSON.
-_COMMIT = _FENCED + "return redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3])"
+# KEYS: fence, ops, applied, by. ARGV: token, op id, result JSON.
+_COMMIT = _FENCED + """
+if redis.call('HSETNX', KEYS[4], 'c|' .. ARGV[2] .. '|' .. ARGV[1], 1) == 1 then
+  redis.call('HINCRBY', KEYS[3], ARGV[2], 1)
+end
+return redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3])
+"""
 
 
 class OperationStore:
@@ -47,15 +53,24 @@ class OperationStore:
         return json.loads(raw) if raw else None
 
     async def begin(self, op_id: str, fence: Fence | None) -> int:
-        """Count an execution of ``op_id``; returns how many began before (0 the first time)."""
-        return int(await self._fenced(self._begin, self.keys.run_op_applied(self.run_id), [op_id], fence,
-                                      extra_keys=[self.keys.run_op_began(self.run_id)]))
+        """Record that this attempt starts ``op_id``; returns how many earlier attempts began it."""
+        k = self.keys
+        return int(await self._fenced(self._begin, k.run_op_began(self.run_id), [op_id], fence,
+                                      extra_keys=[k.run_op_by(self.run_id)]))
 
     async def commit(self, op_id: str, result: dict[str, Any], fence: Fence | None) -> None:
-        await self._fenced(self._commit, self.keys.run_ops(self.run_id), [op_id, json.dumps(result)], fence)
+        k = self.keys
+        await self._fenced(self._commit, k.run_ops(self.run_id), [op_id, json.dumps(result)], fence,
+                           extra_keys=[k.run_op_applied(self.run_id), k.run_op_by(self.run_id)])
 
     async def applied(self) -> dict[str, int]:
+        """Completed executions per operation id."""
         raw = await self.r.hgetall(self.keys.run_op_applied(self.run_id))
+        return {k: int(v) for k, v in raw.items()}
+
+    async def began(self) -> dict[str, int]:
+        """Attempts that started each operation (more than ``applied``: an execution a crash interrupted)."""
+        raw = await self.r.hgetall(self.keys.run_op_began(self.run_id))
         return {k: int(v) for k, v in raw.items()}
 
     async def _fenced(self, script: Any, key: str, args: list[str], fence: Fence | None = None,

@@ -74,6 +74,7 @@ class ChaosReport:
     lost_events: int = 0
     duplicate_events: int = 0
     duplicate_side_effects: int = 0
+    interrupted_side_effects: int = 0  # began by an attempt that died before it completed, completed by a later one
     side_effects: int = 0
     identical_deliveries: int = 0
     wall_s: float = 0.0
@@ -234,6 +235,8 @@ def _check(c: LocalCluster, r: redis.Redis, keys: Keys, res: RunResult, ref: dic
         rep.problems.append(f"{res.run_id}: {res.finished_events} run_finished events")
     rep.side_effects += len(res.ops)
     rep.duplicate_side_effects += sum(n - 1 for n in res.ops.values() if n > 1)
+    began = {k: int(v) for k, v in r.hgetall(keys.run_op_began(res.run_id)).items()}
+    rep.interrupted_side_effects += sum(1 for op, n in began.items() if n > 1 and res.ops.get(op) == 1)
     detail = "no delivery"
     if res.status in TERMINAL:
         try:

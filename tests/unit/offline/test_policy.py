@@ -148,3 +148,17 @@ def test_a_follow_up_brief_starts_a_fresh_plan_with_the_new_brief() -> None:
     conv = read_conversation(c.msgs)
     assert conv.brief == "keep it, make it snowy" and conv.steps == []
     assert [n for n, _ in c.act().calls] == ["Glob", "Glob"]
+
+
+def test_a_write_batch_cut_short_by_a_crash_is_completed_before_building() -> None:
+    """A resumed attempt sees only the writes that finished before the crash: it writes the rest, same content."""
+    c, whole = Convo(), Convo()
+    for convo in (c, whole):
+        convo.run_calls(convo.act())          # Glob
+        convo.run_calls(convo.act())          # Read
+    batch = whole.act()
+    c.run_calls(type(batch)("tools", batch.calls[:2]))   # only two writes ran before the crash
+    rest = c.act()
+    assert rest.calls == batch.calls[2:]
+    c.run_calls(rest)
+    assert c.act().calls == [("Build", {})]

@@ -135,3 +135,20 @@ async def test_operations_are_looked_up_after_commit(store: RunStore) -> None:
     await ops.commit("Write:abc:0", {"text": "again", "state": "success"}, None)  # first result wins
     assert await ops.lookup("Write:abc:0") == {"text": "wrote", "state": "success"}
     assert await ops.applied() == {"Write:abc:0": 1}
+
+
+async def test_operation_counts_tell_an_interrupted_execution_from_a_repeated_one(store: RunStore) -> None:
+    leases, ops = LeaseStore(store.r, store.keys), OperationStore(store.r, store.keys, "r-1")
+    first = await leases.acquire("r-1", "w1", ttl_ms=50)
+    assert await ops.begin("Write:a:0", first.fence) == 0
+    assert await ops.begin("Write:a:0", first.fence) == 0          # a retried call (lost reply) counts once
+    await asyncio.sleep(0.1)                                        # w1 dies before the effect completes
+    second = await leases.acquire("r-1", "w2", ttl_ms=5000)
+    assert await ops.begin("Write:a:0", second.fence) == 1          # an earlier attempt began it
+    await ops.commit("Write:a:0", {"text": "ok", "state": "success"}, second.fence)
+    await ops.commit("Write:a:0", {"text": "ok", "state": "success"}, second.fence)  # retried: counts once
+    assert await ops.began() == {"Write:a:0": 2} and await ops.applied() == {"Write:a:0": 1}
+    await leases.release(second)
+    third = await leases.acquire("r-1", "w3", ttl_ms=5000)          # a buggy attempt that repeats a done effect
+    await ops.commit("Write:a:0", {"text": "again", "state": "success"}, third.fence)
+    assert await ops.applied() == {"Write:a:0": 2}                  # shows up as a duplicate

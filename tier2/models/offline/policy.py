@@ -5,7 +5,8 @@ It plays the writer role with real tool calls, in this order:
 1. ``Glob`` the project's ``src/**/*.js`` and ``data/*.json``;
 2. ``Read`` every file it will rewrite (``Write`` refuses to overwrite unread files);
 3. ``Write`` the six data tables derived from the brief (`theme.derive_game`) and the ``src/`` files it read
-   (the pack template's code with a header naming the game);
+   (the pack template's code with a header naming the game); if only part of that batch ran (a crash cut it),
+   it writes the rest before building;
 4. ``Build``; on a syntax error in a file it wrote, re-``Read`` and re-``Write`` that file from the content it
    first read (a repair), then ``Build`` again;
 5. ``RunGame``; on a ``tier2 data error`` naming a table it wrote, rewrite that table in full, rebuild and rerun;
@@ -174,8 +175,12 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     unread = [rel for rel in targets if _abs(conv, rel) not in reads]
     if unread:
         return Action("tools", [("Read", {"file_path": _abs(conv, rel)}) for rel in unread])
-    if not any(s.name == "Write" for s in conv.steps):
-        return _write_all(conv, targets, _faults(params))
+    if conv.index_of_last("Build") < 0:
+        # the first write pass; after a resumed attempt only part of that batch may have run: write the rest
+        written = {s.args.get("file_path") for s in conv.steps if s.name == "Write"}
+        pending = [c for c in _write_all(conv, targets, _faults(params)).calls if c[1]["file_path"] not in written]
+        if pending:
+            return Action("tools", pending)
     last = conv.steps[-1]
     if last.name == "Read":
         return _after_pending_read(conv, last)
