@@ -53,9 +53,9 @@ async def _seed(url: str, run_id: str, n: int, terminal: bool) -> None:
     store = RunStore.from_url(url)
     await store.accept_run(run_id, {"tenant": "local", "status": "delivered" if terminal else "running"},
                            project_id=f"p-{run_id}", dispatch=False)
-    for start in range(0, n, 500):
+    for start in range(0, n, 50):  # 50 appends in flight at a time (the client's connection pool)
         await asyncio.gather(*(store.append_event(PhaseChanged(run_id=run_id, phase="implement", detail=f"e{i}"))
-                               for i in range(start, min(n, start + 500))))
+                               for i in range(start, min(n, start + 50))))
     if terminal:
         await store.append_event(RunFinished(run_id=run_id, status="delivered", stop_reason="bench"))
     await store.close()
@@ -126,13 +126,16 @@ def main() -> int:
     result: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="tier2-scale-") as tmp, LocalCluster(Path(tmp)) as c:
         c.start_service(workers=0)
+        result["sse_replay"] = {"events": args.replay_events, **replay(c, args.replay_events, args.repeat)}
+        print(f"replay: {result['sse_replay']}", file=sys.stderr, flush=True)
+        result["live_latency"] = latency(c)
+        print(f"latency: {result['live_latency']}", file=sys.stderr, flush=True)
         c.start_worker()
         result["runs_per_min_1_worker"] = throughput(c, args.runs)
+        print(f"1 worker: {result['runs_per_min_1_worker']:.2f} runs/min", file=sys.stderr, flush=True)
         c.start_worker()
         result["runs_per_min_2_workers"] = throughput(c, args.runs)
         result["speedup_2_vs_1"] = result["runs_per_min_2_workers"] / result["runs_per_min_1_worker"]  # type: ignore[operator]
-        result["sse_replay"] = {"events": args.replay_events, **replay(c, args.replay_events, args.repeat)}
-        result["live_latency"] = latency(c)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -78,6 +78,14 @@ class LedgerMiddleware(MiddlewareBase):
         await self._settle(call_id, slot, model.model, usage, (n_in, n_out))
         return res
 
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator[Any, None]:
+        """Reconciles run in the background during a turn; at its end the ledger is settled."""
+        try:
+            async for item in next_handler(**input_kwargs):
+                yield item
+        finally:
+            await self.guard.flush()
+
     async def on_compress_context(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> None:
         """Context compression calls the model directly (``generate_structured_output``), outside
         ``on_model_call``: reserve when it is due, and record it (usage estimated: none is exposed) once it ran."""
@@ -106,7 +114,7 @@ class LedgerMiddleware(MiddlewareBase):
         """Reconcile at the reported usage; without one, at the reservation (the worst case we allowed)."""
         n_in, n_out = (usage.input_tokens, usage.output_tokens) if usage is not None else estimate
         slot["n"] = int(slot.get("n", 0)) + 1
-        await self.guard.reconcile(call_id, model, int(n_in or 0), int(n_out or 0))
+        self.guard.reconcile_later(call_id, model, int(n_in or 0), int(n_out or 0))
 
     async def _metered(self, stream: AsyncGenerator[Any, None], call_id: str, slot: dict[str, Any], model: str,
                        estimate: tuple[int, int]) -> AsyncGenerator[Any, None]:

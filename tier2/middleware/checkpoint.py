@@ -7,6 +7,7 @@ AgentState JSON a new attempt can start from.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
@@ -20,22 +21,49 @@ __all__ = ["CheckpointMiddleware", "restorable_state"]
 
 
 class CheckpointMiddleware(MiddlewareBase):
+    """The state is snapshotted synchronously at the step; the write after a tool result goes out in the
+    background, in order (each write waits for the previous one), so the next model call does not wait for
+    Redis' fsync. The end-of-turn checkpoint waits for every write. A crash that loses the newest in-flight
+    checkpoint resumes one step earlier, which is safe: side effects are looked up by operation id. A refused
+    (stale) write surfaces at the next checkpoint."""
+
     def __init__(self, store: CheckpointStore, fence: Fence | None, meta: Callable[[], dict[str, Any]]) -> None:
         self.store, self.fence, self.meta = store, fence, meta
+        self._last: asyncio.Future[None] | None = None  # the newest write in flight (a handle, not run state)
 
-    async def _save(self, agent: Any, stage: str) -> None:
-        await self.store.save(agent.state.model_dump(mode="json"), {**self.meta(), "stage": stage,
-                                                                    "agent": agent.name}, self.fence)
+    async def _save(self, agent: Any, stage: str, wait: bool) -> None:
+        state = agent.state.model_dump(mode="json")
+        meta = {**self.meta(), "stage": stage, "agent": agent.name}
+        previous = self._last
+        if previous is not None and previous.done():
+            previous.result()  # raises StaleLease (or a Redis error) of an earlier write
+            previous = None
+
+        async def write() -> None:
+            if previous is not None:
+                await previous
+            await self.store.save(state, meta, self.fence)
+
+        self._last = asyncio.ensure_future(write())
+        self._last.add_done_callback(_retrieve)
+        if wait:
+            await self._last
 
     async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
         async for chunk in next_handler(**input_kwargs):
             yield chunk
-        await self._save(agent, "turn")  # the tool result is in the context by now
+        await self._save(agent, "turn", wait=False)  # the tool result is in the context by now
 
     async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
         async for item in next_handler(**input_kwargs):
             yield item
-        await self._save(agent, "turn_done")  # the final reasoning step has no post-logic; the reply has
+        await self._save(agent, "turn_done", wait=True)  # the final reasoning step has no post-logic
+
+
+def _retrieve(future: asyncio.Future[None]) -> None:
+    """Mark a background write's failure as seen (it is re-raised at the next checkpoint)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def restorable_state(state: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ spending without accounting is never the fallback.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections.abc import Mapping
@@ -50,6 +51,7 @@ class SpendGuard:
     def __init__(self, ledger: BudgetLedger, prices: Mapping[str, Price], limits: BudgetPolicy | None = None) -> None:
         self.ledger, self.prices = ledger, dict(prices)
         self.limits = limits or BudgetPolicy()  # output bound, input margin, image tokens (hot config)
+        self._settling: asyncio.Future[Any] | None = None  # the newest background reconcile (a handle)
 
     def estimate_input(self, chars: int, images: int = 0) -> int:
         """Input tokens to reserve for a prompt of ``chars`` characters and ``images`` images (chars/4 × margin)."""
@@ -70,6 +72,7 @@ class SpendGuard:
 
     async def reserve(self, call_id: str, model: str, input_tokens: int, max_output_tokens: int) -> None:
         """Hold the call's worst case (estimated input + max output) or raise `RunLimitReached`."""
+        self._raise_settle_failure()
         usd = self.cost(model, input_tokens, max_output_tokens)
         try:
             res = await self.ledger.reserve(call_id, usd, input_tokens + max_output_tokens)
@@ -92,6 +95,33 @@ class SpendGuard:
                         self.ledger.run_id, call_id, fmt_usd(status.overrun_usd))
         return status
 
+    def reconcile_later(self, call_id: str, model: str, input_tokens: int, output_tokens: int) -> None:
+        """`reconcile` in the background, in order: the next call does not wait for it. Safe for the cap: until it
+        lands, the call's worst-case reservation is still held, so the ledger is stricter, never looser. A failure
+        (ledger unreachable) is raised by the next `reserve`, `flush` or `report`."""
+        previous = self._settling
+
+        async def settle() -> None:
+            if previous is not None:
+                await asyncio.wait([previous])  # keep the order; its own failure is reported separately
+            await self.reconcile(call_id, model, input_tokens, output_tokens)
+
+        self._settling = asyncio.ensure_future(settle())
+        self._settling.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    def _raise_settle_failure(self) -> None:
+        pending = self._settling
+        if pending is not None and pending.done():
+            self._settling = None
+            if not pending.cancelled() and pending.exception() is not None:
+                raise pending.exception()  # type: ignore[misc]
+
+    async def flush(self) -> None:
+        """Wait for background reconciles (before reporting the ledger or ending the run)."""
+        if self._settling is not None:
+            await asyncio.wait([self._settling])
+            self._raise_settle_failure()
+
     async def release(self, call_id: str) -> None:
         """Free a failed call's reservation; never raises (a stuck reservation only makes the ledger stricter)."""
         try:
@@ -101,6 +131,10 @@ class SpendGuard:
 
     async def report(self) -> dict[str, Any]:
         """The ledger status for the run record and the delivery; never raises."""
+        try:
+            await self.flush()
+        except RunLimitReached as exc:
+            return {"error": str(exc)}
         try:
             return (await self.ledger.status()).report()
         except LedgerUnavailable as exc:

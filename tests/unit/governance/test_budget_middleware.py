@@ -165,10 +165,12 @@ async def test_a_resumed_attempt_of_a_paid_call_is_not_counted_twice(client) -> 
     resumed = _agent("writer", model, [mw])
     resumed.state = type(first.state).model_validate_json(saved)  # a new attempt restored from that checkpoint
     await call(resumed)
+    await mw.guard.flush()                                         # reconciles land in the background
     st = await mw.guard.ledger.status()
     assert len(model.log) == 2 and st.calls == 1                  # the repeat maps to the same call id
     assert st.spent_usd == pytest.approx(PRICES[MODEL].cost(*model.log[0]), abs=1e-9)
     await call(resumed)                                            # the next call of that step is a new id
+    await mw.guard.flush()
     assert (await mw.guard.ledger.status()).calls == 2
 
 
