@@ -69,7 +69,9 @@ def test_killed_worker_run_resumes_in_another_from_its_checkpoint(cluster: Local
     cluster.start_worker()
     run = _terminal(cluster, run_id)
     assert run["status"] == "delivered", run["stop_reason"]
-    attempts = run["attempts"]
+    # the worker closes its attempt record right after the run's terminal write
+    attempts = wait_until(lambda: (a := _run(cluster, run_id)["attempts"]) and "outcome" in a[-1] and a, 30,
+                          "the attempt record to close")
     assert [a["attempt"] for a in attempts] == [1, 2]
     assert attempts[0]["worker"] == "w1" and "outcome" not in attempts[0]     # died without a word
     assert attempts[1]["worker"] == "w2" and attempts[1]["outcome"] == "finished"
@@ -102,7 +104,8 @@ def test_a_stale_worker_cannot_write_after_losing_its_lease(cluster: LocalCluste
     assert [seq for seq, _ in events] == list(range(1, len(events) + 1))
     assert sum(e["type"] == "run_finished" for _, e in events) == 1
     assert events[-1][1]["type"] == "run_finished"                            # nothing written after the end
-    assert _run(cluster, run_id)["attempts"][-1]["outcome"] == "finished"
+    wait_until(lambda: _run(cluster, run_id)["attempts"][-1].get("outcome") == "finished", 30,
+               "the current attempt to close as finished")
 
 
 def test_a_run_whose_attempts_all_die_ends_failed_with_a_reason(tmp_path: Path, redis_url: str) -> None:

@@ -145,6 +145,16 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     fallback = build_fallback(policy.route_chain(route_name)[1:], timeout_s=policy.timeouts.model_call_s)
     run_id = req.run_id or new_run_id()
     run = _Run(rt, run_id, sink, req.fence)
+    try:
+        return await _run_body(rt, req, run, brief, policy, route_name, route, model, fallback)
+    except BaseException as exc:  # setup failed before the run's own handling: still close the run span
+        run.trace.finish("failed", f"{type(exc).__name__}: {exc}")  # idempotent after a normal finish
+        raise
+
+
+async def _run_body(rt: Runtime, req: RunRequest, run: _Run, brief: str, policy: Any, route_name: str, route: Any,
+                    model: Any, fallback: Any) -> RunOutcome:
+    run_id = run.run_id
     dest = req.out_dir or (rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
     info = read_project(req.existing_project) if req.existing_project else new_project(rt.pack, dest, req.project_id)
     project = Path(info.path)
