@@ -1,13 +1,20 @@
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import socket
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
+import uvicorn
+
 from tier2.browser import BrowserPool
-from tier2.settings.loader import REPO_ROOT
+from tier2.settings.loader import REPO_ROOT, Settings
 
 TIER2 = [sys.executable, "-m", "tier2"]
 
@@ -45,3 +52,27 @@ def project_tables(project: Path) -> dict[str, Any]:
     import json
 
     return {p.name: json.loads(p.read_text()) for p in (project / "data").glob("*.json")}
+
+
+@contextlib.asynccontextmanager
+async def serve_in_process(settings: Settings, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """The real service (``build_app``) on uvicorn in this event loop, on a free loopback port; yields a client."""
+    from tier2.app import build_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve())
+    for _ in range(400):
+        if server.started or task.done():
+            break
+        await asyncio.sleep(0.05)
+    assert server.started, "the service did not start"
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            yield client
+    finally:
+        server.should_exit = True
+        await task

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import typing
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
-from tests.e2e.helpers import play_in_chromium
-from tier2.app import build_app
+from tests.e2e.helpers import play_in_chromium, serve_in_process
 from tier2.events import Tier2Event
 from tier2.settings.loader import Settings
 
@@ -23,28 +20,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.browser, pytest.mar
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
     settings = Settings(workspaces=tmp_path_factory.mktemp("http-ws"), redis_url=redis_url)
-    port = _port()
-    server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve())
-    for _ in range(400):
-        if server.started:
-            break
-        await asyncio.sleep(0.05)
-    assert server.started
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+    async with serve_in_process(settings, redis_url) as client:
         yield client
-    server.should_exit = True
-    await task
 
 
 async def _sse(client: httpx.AsyncClient, run_id: str, headers: dict[str, str] | None = None,

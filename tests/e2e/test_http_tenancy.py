@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import socket
 import time
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-import uvicorn
 
-from tier2.app import build_app
+from tests.e2e.helpers import serve_in_process
 from tier2.settings.loader import REPO_ROOT, Settings
 from tier2.testing import FakeOpenAIServer, Reply
 
@@ -39,18 +37,8 @@ async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> A
         (config / "security" / "zz-test.toml").write_text("[imports]\nmax_upload_bytes = 2000000\n")
         mp.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-123, tenant-b:key-of-tenant-b-456")
         settings = Settings(workspaces=root / "ws", redis_url=redis_url, config_dir=config)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url), host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="on"))
-        task = asyncio.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.05)
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+        async with serve_in_process(settings, redis_url) as client:
             yield client
-        server.should_exit = True
-        await task
 
 
 async def _wait_terminal(client: httpx.AsyncClient, run_id: str, headers: dict) -> dict:

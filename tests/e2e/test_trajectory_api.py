@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import socket
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-import uvicorn
 
-from tier2.app import build_app
+from tests.e2e.helpers import serve_in_process
 from tier2.settings.loader import REPO_ROOT, Settings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]
@@ -28,18 +26,8 @@ async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> A
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-789, tenant-b:key-of-tenant-b-012")
         settings = Settings(workspaces=root / "ws", redis_url=redis_url, config_dir=root / "config")
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url), host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="on"))
-        task = asyncio.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.05)
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+        async with serve_in_process(settings, redis_url) as client:
             yield client
-        server.should_exit = True
-        await task
 
 
 async def _finished_run(client: httpx.AsyncClient) -> tuple[str, dict]:

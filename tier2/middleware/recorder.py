@@ -33,12 +33,13 @@ from tier2.settings.loader import Price
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
 from tier2.telemetry import ANSWERED_BY, FALLBACK_INDEX, A, recording_span
 
-__all__ = ["CallRecorder"]
+__all__ = ["CallRecorder", "summarize_args"]
 
 _KEY = "tier2.recorder"
 
 
-def _summary(raw: str) -> str:
+def summarize_args(raw: str) -> str:
+    """A short, human-readable summary of a tool call's JSON arguments (its target path, or the first few)."""
     try:
         args = json.loads(raw or "{}")
     except json.JSONDecodeError:
@@ -208,6 +209,6 @@ class CallRecorder(MiddlewareBase):
             call_id=call_id, agent=self.agent_name, tool=call.name, state=state,
             error="" if error is None else f"{type(error).__name__}: {str(error)[:300]}", started_at=started,
             duration_ms=round((time.perf_counter() - t0) * 1000, 3), reply_id=agent.state.reply_id,
-            iteration=agent.state.cur_iter, args_summary=_summary(raw),
+            iteration=agent.state.cur_iter, args_summary=summarize_args(raw),
             args_sha256=hashlib.sha256(raw.encode()).hexdigest()[:16], result_sha256=result_sha,
             result_chars=len(text)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from agentscope.event import (
 )
 
 from tier2.events import ModelCalled, Tier2Event, ToolFinished, ToolStarted
+from tier2.middleware.recorder import summarize_args
 from tier2.settings.loader import Price
 from tier2.telemetry import ANSWERED_BY
 
@@ -48,19 +48,6 @@ class Usage:
                 "cost_by_agent": {k: round(v, 6) for k, v in self.cost_by_agent.items()},
                 "calls_by_model": dict(self.calls_by_model),
                 **({"budget": self.budget} if self.budget is not None else {})}
-
-
-def _summary(name: str, raw: str) -> str:
-    try:
-        args = json.loads(raw or "{}")
-    except json.JSONDecodeError:
-        return raw[:80]
-    if not isinstance(args, dict):
-        return ""
-    for key in ("file_path", "pattern", "path"):
-        if key in args:
-            return str(args[key])
-    return ", ".join(f"{k}={str(v)[:30]}" for k, v in list(args.items())[:3])
 
 
 class EventMapper:
@@ -108,7 +95,7 @@ class EventMapper:
             name = self._names.get(event.tool_call_id, "?")
             self.usage.tool_calls[name] = self.usage.tool_calls.get(name, 0) + 1
             return [ToolStarted(run_id=rid, step=self.step, tool=name, call_id=event.tool_call_id,
-                                summary=_summary(name, self._args.get(event.tool_call_id, "")))]
+                                summary=summarize_args(self._args.get(event.tool_call_id, "")))]
         elif isinstance(event, ToolResultStartEvent):
             self._started[event.tool_call_id] = time.monotonic()
         elif isinstance(event, ToolResultTextDeltaEvent):

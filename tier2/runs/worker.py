@@ -15,6 +15,7 @@ Flow per dispatch entry (consumer group `DISPATCH_GROUP` on `Keys.dispatch`):
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import socket
@@ -208,7 +209,7 @@ class Worker:
                     attempt.cancel()
                     return
                 await r.xclaim(k.dispatch(), DISPATCH_GROUP, self.name, 0, [entry_id], justid=True)
-                await r.hset(k.workers(), self.name, f'{{"at": {time.time()}, "run": "{lease.run_id}"}}')
+                await r.hset(k.workers(), self.name, json.dumps({"at": time.time(), "run": lease.run_id}))
             except (RedisError, OSError) as exc:
                 log.warning("worker %s: heartbeat failed (%s); retrying", self.name, exc)
 
