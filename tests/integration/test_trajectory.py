@@ -12,7 +12,7 @@ from agentscope.agent import Agent, ModelConfig, ReActConfig
 from agentscope.message import Msg, TextBlock, ToolCallBlock, UserMsg
 from agentscope.model import ChatModelBase
 from agentscope.state import AgentState
-from agentscope.tool import Glob, Read, Toolkit
+from agentscope.tool import Read, Toolkit
 
 from tier2.assembly.writer import writer_permissions
 from tier2.middleware import RunLayers, build_middlewares
@@ -23,6 +23,7 @@ from tier2.settings.loader import Price
 from tier2.store.keys import Keys
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
 from tier2.testing import ScriptedChatModel, tool_results
+from tier2.tools import ProjectGlob
 
 pytestmark = [pytest.mark.redis]
 PRICES = {"primary-model": Price(input_per_mtok=1.0, output_per_mtok=2.0),
@@ -57,7 +58,7 @@ async def _run(project: Path, recorder: CallRecorder, model: ChatModelBase, fall
                mapper: EventMapper | None = None) -> list:
     (project / "notes.txt").write_text("alpha\nbeta\n")
     agent = Agent(name="writer", system_prompt="You are a test agent.", model=model,
-                  toolkit=Toolkit(tools=[Glob(), Read()]),
+                  toolkit=Toolkit(tools=[ProjectGlob(project), Read()]),
                   middlewares=build_middlewares(str(project), layers=RunLayers(tracing=[recorder])),
                   state=AgentState(permission_context=writer_permissions(project)),
                   react_config=ReActConfig(max_iters=8), model_config=ModelConfig(fallback_model=fallback))

@@ -15,17 +15,19 @@ from agentscope.tool import Toolkit
 from agentscope.workspace import LocalWorkspace
 
 from tier2.middleware import RunLayers, build_middlewares
+from tier2.middleware.path_guard import MAX_WRITE_BYTES
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
 from tier2.settings.loader import Policy
-from tier2.tools import GameToolContext, make_game_tools
+from tier2.tools import GameToolContext, make_file_tools, make_game_tools
 from tier2.validators import ValidationRunner
 from tier2.workspace import project_workspace
 
 __all__ = ["WriterHandle", "build_writer", "writer_permissions", "WRITER_FILE_TOOLS"]
 
-#: Workspace tools the writer gets; Bash is withheld until isolated workspaces exist.
-WRITER_FILE_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep"})
+#: AgentScope workspace tools the writer gets (Glob and Grep are tier2's, `tier2.tools.files`); Bash is withheld
+#: until isolated workspaces exist.
+WRITER_FILE_TOOLS = frozenset({"Read", "Write", "Edit"})
 
 
 @dataclass
@@ -43,8 +45,8 @@ def writer_permissions(project: Path) -> PermissionContext:
         return PermissionRule(tool_name=tool, rule_content=content, behavior=PermissionBehavior.ALLOW,
                               source="tier2")
 
+    # the rules are fnmatch globs ("*" also matches "/" and ".."): the path guard is what really confines paths
     allow_rules = {t: [allow(t, os.path.join(root, "*"))] for t in ("Read", "Write", "Edit")}
-    allow_rules |= {t: [allow(t, None)] for t in ("Glob", "Grep")}
     deny = {"Bash": [PermissionRule(tool_name="Bash", rule_content=None, behavior=PermissionBehavior.DENY,
                                     source="tier2")]}
     return PermissionContext(mode=PermissionMode.DONT_ASK, allow_rules=allow_rules, deny_rules=deny)
@@ -63,20 +65,25 @@ async def build_writer(
     *, project_id: str, project: Path, pack: Pack, policy: Policy, model: ChatModelBase,
     runner: ValidationRunner, reports_dir: Path, cancelled: Callable[[], bool] | None = None,
     state_json: str | None = None, layers: RunLayers | None = None, fallback_model: ChatModelBase | None = None,
+    home: Path | None = None, write_limit: int = MAX_WRITE_BYTES,
 ) -> WriterHandle:
-    workspace = project_workspace(project_id, project, pack.skill_dirs)
+    """``home``: the AgentScope workspace's own directory (MCP config, skills index, offloaded context) — outside
+    the project; by default a hidden sibling of it."""
+    home = home or project.parent / f".{project.name}.agent"
+    workspace = project_workspace(project_id, project, home, pack.skill_dirs)
     await workspace.initialize()
     tool_ctx = GameToolContext(project=project, pack=pack, runner=runner, reports_dir=reports_dir,
                                build_timeout_s=policy.timeouts.build_s)
     file_tools = [t for t in await workspace.list_tools() if t.name in WRITER_FILE_TOOLS]
-    toolkit = Toolkit(tools=file_tools + make_game_tools(tool_ctx), skills_or_loaders=await workspace.list_skills())
+    toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx),
+                      skills_or_loaders=await workspace.list_skills())
     system_prompt = render_prompt(
         "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,
         behaviours=", ".join(pack.manifest.behaviours) or "(see the pack skills)",
     )
     agent = Agent(
         name="writer", system_prompt=system_prompt, model=model, toolkit=toolkit,
-        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False), layers),
+        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False), layers, write_limit),
         state=_state(state_json, project),
         offloader=workspace, react_config=ReActConfig(max_iters=policy.writer.max_iters),
         model_config=ModelConfig(fallback_model=fallback_model),  # the route's fallback (AgentScope's retry loop)

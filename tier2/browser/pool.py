@@ -10,12 +10,14 @@ import asyncio
 import logging
 import os
 import shutil
+import tempfile
 from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from tier2.errors import BrowserUnavailable
+from tier2.settings.secrets import tool_env
 
 __all__ = ["BrowserPool", "find_chromium", "CHROMIUM_ARGS"]
 
@@ -71,6 +73,7 @@ class BrowserPool:
                 self._browser = await self._pw.chromium.launch(
                     executable_path=self.executable, headless=True, args=self.args,
                     timeout=self.launch_timeout_s * 1000,
+                    env=tool_env({"HOME": tempfile.gettempdir()}),  # never the service's secrets
                 )
             except PlaywrightError as exc:
                 raise BrowserUnavailable(f"Chromium failed to start ({self.executable}): {exc}") from exc

@@ -5,13 +5,17 @@
     budget      — hard ledger: reserve before each model call, refuse past the cap (+ AgentScope's soft budget)
     breakers    — step caps, stuck patterns, timeouts: stop a looping or stalled agent with a reason
     checkpoint  — persists the AgentState after every tool result and at reply end (resume point)
-    operations  — tool calls keyed by operation id: a side effect already done is looked up, never repeated
-    path_guard  — innermost: refuses file-tool calls outside the project right before they run
+    path_guard  — parses each tool call's arguments strictly and refuses paths outside the project, reserved
+                  names and oversized writes; the tool then gets exactly the checked arguments
+    operations  — innermost: tool calls keyed by operation id: a side effect already done is looked up, never
+                  repeated
 
 Why this order: tracing must see refusals by budget/breakers; budget sits outside breakers so a refused call
 is never counted as agent progress; checkpoint sits outside the operation ledger so a checkpoint after a tool
-always covers the recorded operation. Each layer keeps per-run state in ``AgentState.middle_context`` (or in
-Redis), never on the instance. A unit test pins the order.
+always covers the recorded operation; the path guard sits outside the operation ledger so the ledger (which
+looks at a Write's target to recognise an effect applied before a crash) only ever sees checked arguments.
+Each layer keeps per-run state in ``AgentState.middle_context`` (or in Redis), never on the instance.
+A unit test pins the order.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 from agentscope.middleware import MiddlewareBase
 
 from tier2.middleware.cancel import CancelMiddleware
-from tier2.middleware.path_guard import PathGuardMiddleware
+from tier2.middleware.path_guard import MAX_WRITE_BYTES, PathGuardMiddleware
 
 __all__ = ["RunLayers", "build_middlewares"]
 
@@ -44,6 +48,7 @@ class RunLayers:
 
 def build_middlewares(
     project_root: str, cancelled: Callable[[], bool] = _never, layers: RunLayers | None = None,
+    write_limit: int = MAX_WRITE_BYTES,
 ) -> list[MiddlewareBase]:
     lay = layers or RunLayers()
     return [
@@ -52,6 +57,6 @@ def build_middlewares(
         *lay.budget,
         *lay.breakers,
         *lay.checkpoint,
+        PathGuardMiddleware(project_root, write_limit),
         *lay.operations,
-        PathGuardMiddleware(project_root),
     ]

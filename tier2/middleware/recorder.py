@@ -29,27 +29,35 @@ from agentscope.model import ChatResponse
 from agentscope.tool import ToolResponse
 
 from tier2.errors import RunLimitReached
-from tier2.settings.loader import Price
+from tier2.settings.loader import Price, SecretsConfig
+from tier2.settings.secrets import Redactor
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
 from tier2.telemetry import ANSWERED_BY, FALLBACK_INDEX, A, recording_span
 
-__all__ = ["CallRecorder", "summarize_args"]
+__all__ = ["CallRecorder", "default_redactor", "summarize_args"]
 
 _KEY = "tier2.recorder"
 
 
-def summarize_args(raw: str) -> str:
-    """A short, human-readable summary of a tool call's JSON arguments (its target path, or the first few)."""
+def default_redactor() -> Redactor:
+    """The redactor for the default secret patterns (callers with the security config pass their own)."""
+    return Redactor.from_env(SecretsConfig().env_patterns)
+
+
+def summarize_args(raw: str, redactor: Redactor | None = None) -> str:
+    """A short, human-readable summary of a tool call's JSON arguments (its target path, or the first few),
+    bounded and scrubbed of every known secret: it is shown to tenants in events and the trajectory."""
+    red = redactor or default_redactor()
     try:
         args = json.loads(raw or "{}")
-    except json.JSONDecodeError:
-        return raw[:80]
+    except (json.JSONDecodeError, RecursionError):
+        return red.summary(raw, 80)
     if not isinstance(args, dict):
         return ""
     for key in ("file_path", "pattern", "path"):
         if key in args:
-            return str(args[key])[:200]
-    return ", ".join(f"{k}={str(v)[:30]}" for k, v in list(args.items())[:3])
+            return red.summary(str(args[key]), 200)
+    return red.summary(", ".join(f"{k}={red.summary(str(v), 30)}" for k, v in list(args.items())[:3]), 200)
 
 
 def _state_of(exc: BaseException) -> str:
@@ -63,8 +71,9 @@ class CallRecorder(MiddlewareBase):
     fallback index); ``store`` None records spans only."""
 
     def __init__(self, run_id: str, agent_name: str, prices: Mapping[str, Price], store: TrajectoryStore | None,
-                 chain: Sequence[str] = (), flush_s: float = 1.0) -> None:
+                 chain: Sequence[str] = (), flush_s: float = 1.0, redactor: Redactor | None = None) -> None:
         self.run_id, self.agent_name, self.prices, self.store = run_id, agent_name, prices, store
+        self.redactor = redactor or default_redactor()
         self.chain, self.flush_s = list(chain), flush_s
         # write buffer and the in-flight batch: I/O plumbing, not run state (nothing here survives a reply)
         self._buffer: list[ModelCallRecord | ToolCallRecord] = []
@@ -207,8 +216,9 @@ class CallRecorder(MiddlewareBase):
         raw = call.input if isinstance(call.input, str) else json.dumps(call.input)
         self._write(ToolCallRecord(
             call_id=call_id, agent=self.agent_name, tool=call.name, state=state,
-            error="" if error is None else f"{type(error).__name__}: {str(error)[:300]}", started_at=started,
+            error="" if error is None else self.redactor.summary(f"{type(error).__name__}: {error}", 300),
+            started_at=started,
             duration_ms=round((time.perf_counter() - t0) * 1000, 3), reply_id=agent.state.reply_id,
-            iteration=agent.state.cur_iter, args_summary=summarize_args(raw),
+            iteration=agent.state.cur_iter, args_summary=summarize_args(raw, self.redactor),
             args_sha256=hashlib.sha256(raw.encode()).hexdigest()[:16], result_sha256=result_sha,
             result_chars=len(text)))

@@ -30,7 +30,7 @@ from tier2.settings.loader import BriefLimits
 from tier2.store.run_store import Fence
 from tier2.telemetry import A, RunTrace
 from tier2.validators import ValidationReport, ValidationRunner
-from tier2.workspace import new_project, snapshot
+from tier2.workspace import new_project, snapshot, workspace_home
 from tier2.workspace.projects import read_project
 
 __all__ = ["Resume", "RunRequest", "RunOutcome", "execute_run", "validate_brief", "new_run_id"]
@@ -180,7 +180,8 @@ async def _run_body(rt: Runtime, req: RunRequest, run: _Run, brief: str, policy:
                                       stage=resumed.stage if resumed else ""))
     reports = project / ".tier2" / "reports"
     runner = ValidationRunner(rt.pool, rt.pack, policy)
-    mapper = EventMapper(run_id, route.model, policy.prices.get(route.model), prices=policy.prices)
+    mapper = EventMapper(run_id, route.model, policy.prices.get(route.model), prices=policy.prices,
+                         redactor=rt.redactor)
     if req.resume is not None:  # cost and steps of the earlier attempts carry over
         mapper.usage = Usage(**req.resume.usage) if req.resume.usage else mapper.usage
         mapper.step = req.resume.step
@@ -199,7 +200,9 @@ async def _run_body(rt: Runtime, req: RunRequest, run: _Run, brief: str, policy:
                                     model=model, runner=runner, reports_dir=reports,
                                     cancelled=(lambda: cancel.is_set()) if cancel is not None else None,
                                     state_json=req.resume.state_json if req.resume else req.initial_state,
-                                    layers=layers, fallback_model=fallback)
+                                    layers=layers, fallback_model=fallback,
+                                    home=workspace_home(rt.settings.workspaces, info.project_id),
+                                    write_limit=rt.security.tools.max_write_bytes)
         run.mark("setup_done")
         await _phase(run, "implement", f"writer {route_name}", mapper)
         message: Msg = UserMsg("user", render_prompt("run_request", brief=brief, project=project))

@@ -47,7 +47,7 @@ def build_run_layers(ctx: LayerContext) -> RunLayers:
     # tracing: AgentScope's agent/chat/execute_tool spans, then tier2's call recorder (trajectory + cost on the span)
     chain = [r.model for _, r in ctx.policy.route_chain(ctx.route_name)]
     layers.tracing = [TracingMiddleware(), CallRecorder(ctx.run_id, ctx.agent, ctx.policy.prices, TrajectoryStore(
-        ctx.runtime.store.r, ctx.runtime.store.keys), chain)]
+        ctx.runtime.store.r, ctx.runtime.store.keys), chain, redactor=ctx.runtime.redactor)]
     store = ctx.runtime.store  # budget: one ledger per run in Redis, shared by every agent of the run
     layers.budget = build_budget_layer(store.r, store.keys, ctx.run_id, ctx.policy.budget, ctx.policy.prices,
                                        ctx.route.model, ctx.options.get("budget"))

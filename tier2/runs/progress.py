@@ -18,8 +18,9 @@ from agentscope.event import (
 )
 
 from tier2.events import ModelCalled, Tier2Event, ToolFinished, ToolStarted
-from tier2.middleware.recorder import summarize_args
+from tier2.middleware.recorder import default_redactor, summarize_args
 from tier2.settings.loader import Price
+from tier2.settings.secrets import Redactor
 from tier2.telemetry import ANSWERED_BY
 
 __all__ = ["EventMapper", "Usage"]
@@ -54,8 +55,9 @@ class EventMapper:
     """Stateful per run: accumulates tool-call arguments so a tool event can name its target."""
 
     def __init__(self, run_id: str, model_name: str, price: Price | None = None, agent: str = "writer",
-                 prices: Mapping[str, Price] | None = None) -> None:
+                 prices: Mapping[str, Price] | None = None, redactor: Redactor | None = None) -> None:
         self.run_id, self.model_name, self.price, self.agent = run_id, model_name, price, agent
+        self.redactor = redactor or default_redactor()  # tool summaries reach tenants: never a secret
         self.prices = prices or {}  # to price a fallback model that answered instead of ``model_name``
         self.phase = "implement"
         self.step = 0
@@ -95,7 +97,7 @@ class EventMapper:
             name = self._names.get(event.tool_call_id, "?")
             self.usage.tool_calls[name] = self.usage.tool_calls.get(name, 0) + 1
             return [ToolStarted(run_id=rid, step=self.step, tool=name, call_id=event.tool_call_id,
-                                summary=summarize_args(self._args.get(event.tool_call_id, "")))]
+                                summary=summarize_args(self._args.get(event.tool_call_id, ""), self.redactor))]
         elif isinstance(event, ToolResultStartEvent):
             self._started[event.tool_call_id] = time.monotonic()
         elif isinstance(event, ToolResultTextDeltaEvent):
@@ -106,7 +108,7 @@ class EventMapper:
             began = self._started.pop(event.tool_call_id, None)
             if began is not None:
                 self.usage.tool_ms[name] = self.usage.tool_ms.get(name, 0) + int((time.monotonic() - began) * 1000)
-            first = text.strip().splitlines()[0][:160] if text.strip() else ""
+            first = self.redactor.summary(text.strip().splitlines()[0], 160) if text.strip() else ""
             return [ToolFinished(run_id=rid, step=self.step, tool=name, call_id=event.tool_call_id,
                                  state=str(getattr(event.state, "value", event.state)), summary=first)]
         return []

@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tier2.browser import BrowserPool, find_chromium
 from tier2.packs import Pack, load_pack
 from tier2.settings.loader import PolicyStore, SecurityConfig, Settings, load_security
+from tier2.settings.secrets import Redactor
 from tier2.store.keys import Keys
 from tier2.store.run_store import RunStore
 
@@ -27,6 +28,8 @@ class Runtime:
     pool: BrowserPool
     store: RunStore
     redis_url: str
+    #: masks the service's secrets in everything tenants see (event summaries, the trajectory)
+    redactor: Redactor = field(default_factory=Redactor)
 
 
 @contextlib.asynccontextmanager
@@ -45,9 +48,11 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     log.info("security config %s, pack %s, chromium %s", security.source_hash, pack.ref, chromium)
     store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix))
     pool = BrowserPool(chromium, security.browser.args)
+    key_envs = [r.api_key_env for r in policies.snapshot().models.values() if r.api_key_env]
+    redactor = Redactor.from_env(security.secrets.env_patterns, [*key_envs, "TIER2_API_KEYS", "TIER2_STREAM_SECRET"])
     try:
         yield Runtime(settings=settings, security=security, policies=policies, pack=pack, pool=pool, store=store,
-                      redis_url=redis_url)
+                      redis_url=redis_url, redactor=redactor)
     finally:
         await pool.close()
         await store.close()

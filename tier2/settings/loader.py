@@ -74,6 +74,21 @@ class ImportConfig(BaseModel):
     max_total_bytes: int = 100_000_000
 
 
+class ToolsConfig(BaseModel):
+    """Limits on what an agent's tool call may do (the code's ceilings still apply)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    max_write_bytes: int = Field(default=1_000_000, gt=0)
+
+
+class SecretsConfig(BaseModel):
+    """What counts as a secret: values of these environment variables (fnmatch patterns) are never shown to
+    tenants or agents — masked in event summaries and the trajectory, and absent from tool processes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    env_patterns: list[str] = ["*_KEY", "*_KEYS", "*_TOKEN", "*SECRET*", "*PASSWORD*", "*_CREDENTIALS"]
+
+
 class SecurityConfig(BaseModel):
     """Versioned security & build configuration; config may only lower ceilings set in code."""
 
@@ -82,6 +97,8 @@ class SecurityConfig(BaseModel):
     browser: BrowserConfig = BrowserConfig()
     redis: RedisConfig = RedisConfig()
     imports: ImportConfig = ImportConfig()
+    tools: ToolsConfig = ToolsConfig()
+    secrets: SecretsConfig = SecretsConfig()
     allowed_packs: list[str] = ["phaser"]
     source_hash: str = ""
 

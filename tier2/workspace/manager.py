@@ -20,14 +20,28 @@ from tier2.errors import NotFound
 from tier2.prompts import load_prompt
 from tier2.workspace.projects import project_id_for
 
-__all__ = ["ProjectWorkspaceManager", "project_workspace"]
+__all__ = ["ProjectWorkspaceManager", "project_workspace", "workspace_home"]
 
 
-def project_workspace(project_id: str, path: Path, skill_dirs: list[Path] | None = None) -> LocalWorkspace:
-    """A LocalWorkspace rooted at the project directory, with tier2's workspace instructions."""
+def workspace_home(workspaces: Path, project_id: str) -> Path:
+    """The AgentScope workspace's own directory for a project: outside the project, never agent-writable."""
+    project_id_for(project_id)
+    return workspaces / "agent-homes" / project_id
+
+
+def project_workspace(project_id: str, project: Path, home: Path,
+                      skill_dirs: list[Path] | None = None) -> LocalWorkspace:
+    """A LocalWorkspace for ``project`` whose own files live in ``home``, outside the project.
+
+    AgentScope's ``LocalWorkspace.initialize()`` loads ``<workdir>/.mcp`` (MCP servers it starts, stdio commands
+    included) and ``<workdir>/skills``; with the project as the workdir, a ``.mcp`` file in an uploaded project, or
+    one the writer planted, would run a command on the host. So the workdir is ``home`` — a directory nothing
+    but tier2 writes — and the instructions point the agent at the project. Nothing inside a project is
+    configuration."""
+    rendered = load_prompt("workspace").replace("{workdir}", str(project))
     return LocalWorkspace(
-        workdir=str(path), workspace_id=project_id, skill_paths=[str(p) for p in skill_dirs or []],
-        instructions=load_prompt("workspace"),
+        workdir=str(home), workspace_id=project_id, skill_paths=[str(p) for p in skill_dirs or []],
+        instructions=rendered.replace("{", "{{").replace("}", "}}"),  # LocalWorkspace .format()s it
     )
 
 
@@ -56,7 +70,8 @@ class ProjectWorkspaceManager(WorkspaceManagerBase):
                 path = self.path_for(user_id, workspace_id)
                 if not path.is_dir():
                     raise NotFound(f"workspace {workspace_id!r} has no directory at {path}")
-                ws = project_workspace(workspace_id, path, self.skill_dirs)
+                home = self.root / "agent-homes" / "sessions" / _tenant_dir(user_id) / workspace_id
+                ws = project_workspace(workspace_id, path, home, self.skill_dirs)
                 await ws.initialize()
                 self._cache[(user_id, workspace_id)] = ws
             return ws

@@ -1,0 +1,172 @@
+"""The writer's Glob and Grep tools, bound to one project (AgentScope's Read/Write/Edit are used as they are).
+
+AgentScope's own Glob and Grep default ``path`` to the server's working directory, run helper programs with the
+service's whole environment, and pass ``path`` to ripgrep without ``--`` (``"path": "--pre=/bin/sh"`` runs a
+program). These replacements require ``path`` (an absolute path inside the project, re-checked here whatever
+the guard did), never start a program that parses model arguments on its command line, and run the regex
+search in a separate process with an empty environment and a timeout (a pathological pattern is killed).
+Output formats follow AgentScope's tools (one path or ``path:line:text`` per line, newest-first for Glob).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from agentscope.message import TextBlock
+from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
+from agentscope.tool import ToolBase, ToolChunk
+
+from tier2.workspace.paths import PathRefused, check_glob_pattern, resolve_inside
+
+__all__ = ["ProjectGlob", "ProjectGrep", "make_file_tools"]
+
+MAX_RESULTS: Final = 500
+GREP_TIMEOUT_S: Final = 20.0
+_HELPER = Path(__file__).with_name("grep_helper.py")
+_SKIP = {".git", "node_modules", ".tier2"}
+
+
+def _chunk(text: str, ok: bool = True) -> ToolChunk:
+    return ToolChunk(content=[TextBlock(text=text)], state="success" if ok else "error")
+
+
+def _allow(name: str) -> PermissionDecision:
+    return PermissionDecision(behavior=PermissionBehavior.ALLOW, message=f"{name} reads only inside the project")
+
+
+def _page(lines: list[str], head_limit: int | None, offset: int) -> str:
+    limit = MAX_RESULTS if head_limit in (None, 0) else min(int(head_limit), MAX_RESULTS)
+    page = lines[max(0, offset):max(0, offset) + limit]
+    more = len(lines) - max(0, offset) - len(page)
+    return "\n".join(page) + (f"\n\n[{more} more result(s): use offset/head_limit]" if more > 0 else "")
+
+
+class ProjectGlob(ToolBase):
+    name = "Glob"
+    description = ("Find files in the project by glob pattern (e.g. 'src/**/*.js', 'data/*.json'), relative to "
+                   "`path` (an absolute directory inside the project). Returns matching paths, newest first.")
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"pattern": {"type": "string", "description": "glob pattern relative to path"},
+                       "path": {"type": "string", "description": "absolute directory inside the project"}},
+        "required": ["pattern", "path"],
+    }
+    is_concurrency_safe = True
+    is_read_only = True
+
+    def __init__(self, project: Path) -> None:
+        super().__init__()
+        self.root = str(project.resolve())
+
+    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
+        return _allow(self.name)
+
+    async def call(self, pattern: str = "", path: str = "", **_: Any) -> ToolChunk:
+        try:
+            base = Path(resolve_inside(self.root, path))
+            check_glob_pattern(pattern)
+        except PathRefused as exc:
+            return _chunk(f"Refused: {exc}", ok=False)
+        if not base.is_dir():
+            return _chunk(f"Directory not found: {path}", ok=False)
+        found = await asyncio.to_thread(self._glob, base, pattern)
+        if not found:
+            return _chunk(f"No files found matching pattern: {pattern}")
+        return _chunk("\n".join(found[:MAX_RESULTS]))
+
+    def _glob(self, base: Path, pattern: str) -> list[str]:
+        hits: list[tuple[float, str]] = []
+        for p in base.glob(pattern):
+            if len(hits) >= 10 * MAX_RESULTS or _SKIP.intersection(p.relative_to(base).parts):
+                continue
+            real = os.path.realpath(p)
+            if p.is_file() and (real == self.root or real.startswith(self.root + os.sep)):
+                hits.append((p.stat().st_mtime, str(p)))
+        return [p for _, p in sorted(hits, key=lambda t: (-t[0], t[1]))]
+
+
+class ProjectGrep(ToolBase):
+    name = "Grep"
+    description = ("Search file contents in the project with a regular expression (Python syntax). `path` (an "
+                   "absolute file or directory inside the project) is required. output_mode: "
+                   "files_with_matches (default), content (path:line:text, with -A/-B/-C context) or count.")
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "regular expression"},
+            "path": {"type": "string", "description": "absolute file or directory inside the project"},
+            "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
+            "glob": {"type": "string", "description": "only files matching this glob, e.g. '*.js'"},
+            "type": {"type": "string", "description": "file type: js, ts, json, html, css, md"},
+            "i": {"type": "boolean", "description": "case-insensitive"},
+            "n": {"type": "boolean", "description": "line numbers (content mode), default true"},
+            "-A": {"type": "integer", "minimum": 0, "maximum": 50},
+            "-B": {"type": "integer", "minimum": 0, "maximum": 50},
+            "-C": {"type": "integer", "minimum": 0, "maximum": 50},
+            "multiline": {"type": "boolean"},
+            "head_limit": {"type": "integer", "minimum": 0},
+            "offset": {"type": "integer", "minimum": 0},
+        },
+        "required": ["pattern", "path"],
+    }
+    is_concurrency_safe = True
+    is_read_only = True
+
+    def __init__(self, project: Path, timeout_s: float = GREP_TIMEOUT_S) -> None:
+        super().__init__()
+        self.root, self.timeout_s = str(project.resolve()), timeout_s
+
+    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
+        return _allow(self.name)
+
+    async def call(self, pattern: str = "", path: str = "", **kw: Any) -> ToolChunk:
+        try:
+            base = resolve_inside(self.root, path)
+            if kw.get("glob") is not None:
+                check_glob_pattern(kw["glob"])
+        except PathRefused as exc:
+            return _chunk(f"Refused: {exc}", ok=False)
+        if not isinstance(pattern, str) or not pattern or len(pattern) > 2000:
+            return _chunk("pattern is required (at most 2000 characters)", ok=False)
+        ctx = kw.get("-C")
+        req = {"root": self.root, "path": base, "pattern": pattern, "output_mode": kw.get("output_mode"),
+               "glob": kw.get("glob"), "type": kw.get("type"), "i": bool(kw.get("i")), "n": kw.get("n", True),
+               "multiline": bool(kw.get("multiline")),
+               "before": kw.get("-B") if ctx is None else ctx, "after": kw.get("-A") if ctx is None else ctx}
+        result = await self._run(req)
+        if "error" in result:
+            return _chunk(str(result["error"]), ok=False)
+        lines = [str(x) for x in result.get("lines", [])]
+        if not lines:
+            return _chunk(f"No matches found for pattern: {pattern}")
+        return _chunk(_page(lines, kw.get("head_limit"), int(kw.get("offset") or 0)))
+
+    async def _run(self, req: dict[str, Any]) -> dict[str, Any]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-I", str(_HELPER), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, env={}, cwd=self.root)
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(json.dumps(req).encode()), self.timeout_s)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            return {"error": f"search timed out after {self.timeout_s:.0f} s: simplify the pattern or the path"}
+        except asyncio.CancelledError:
+            proc.kill()
+            await proc.wait()
+            raise
+        try:
+            parsed = json.loads(out or b"{}")
+        except json.JSONDecodeError:
+            return {"error": "search failed"}
+        return parsed if isinstance(parsed, dict) else {"error": "search failed"}
+
+
+def make_file_tools(project: Path) -> list[ToolBase]:
+    """tier2's Glob and Grep bound to ``project``."""
+    return [ProjectGlob(project), ProjectGrep(project)]
