@@ -47,7 +47,7 @@ class RunLayers:
 
 
 def build_middlewares(
-    project_root: str, cancelled: Callable[[], bool] = _never, layers: RunLayers | None = None,
+    project_root: str | None, cancelled: Callable[[], bool] = _never, layers: RunLayers | None = None,
     write_limit: int = MAX_WRITE_BYTES,
 ) -> list[MiddlewareBase]:
     lay = layers or RunLayers()

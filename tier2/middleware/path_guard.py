@@ -80,8 +80,9 @@ def _grep(root: str, args: dict[str, Any], limit: int) -> None:
 CHECKS: dict[str, Check] = {"Read": _read, "Write": _write, "Edit": _edit, "Glob": _glob, "Grep": _grep}
 
 
-def check_call(root: str, name: str, raw: object, write_limit: int = MAX_WRITE_BYTES) -> dict[str, Any]:
-    """The strictly parsed arguments of a call to ``name``, or `PathRefused` saying why it may not run."""
+def check_call(root: str | None, name: str, raw: object, write_limit: int = MAX_WRITE_BYTES) -> dict[str, Any]:
+    """The strictly parsed arguments of a call to ``name``, or `PathRefused` saying why it may not run
+    (``root`` None: the agent has no project, every path tool is refused)."""
     if isinstance(raw, dict):
         args: object = raw
     else:
@@ -93,14 +94,16 @@ def check_call(root: str, name: str, raw: object, write_limit: int = MAX_WRITE_B
         raise PathRefused("the arguments are not one valid JSON object: send complete, valid JSON")
     check = CHECKS.get(name)
     if check is not None:
+        if root is None:
+            raise PathRefused(f"{name}: this agent has no project files")
         check(root, args, write_limit)
     return args
 
 
 class PathGuardMiddleware(MiddlewareBase):
-    """Stateless: the project root and the write limit are fixed at construction for the whole run."""
+    """Stateless: the project root (None: no files at all) and the write limit are fixed for the whole run."""
 
-    def __init__(self, project_root: str, write_limit: int = MAX_WRITE_BYTES) -> None:
+    def __init__(self, project_root: str | None, write_limit: int = MAX_WRITE_BYTES) -> None:
         self.root = project_root
         self.write_limit = min(write_limit, MAX_WRITE_BYTES)
 

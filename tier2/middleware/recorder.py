@@ -34,7 +34,7 @@ from tier2.settings.secrets import Redactor
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
 from tier2.telemetry import ANSWERED_BY, FALLBACK_INDEX, A, recording_span
 
-__all__ = ["CallRecorder", "default_redactor", "summarize_args"]
+__all__ = ["CallRecorder", "answered_by", "default_redactor", "summarize_args"]
 
 _KEY = "tier2.recorder"
 
@@ -58,6 +58,12 @@ def summarize_args(raw: str, redactor: Redactor | None = None) -> str:
         if key in args:
             return red.summary(str(args[key]), 200)
     return red.summary(", ".join(f"{k}={red.summary(str(v), 30)}" for k, v in list(args.items())[:3]), 200)
+
+
+def answered_by(agent: Any) -> str | None:
+    """The model that answered the agent's last successful call (primary or a fallback), as recorded."""
+    value = agent.state.middle_context.get(_KEY, {}).get("answered")
+    return str(value) if value else None
 
 
 def _state_of(exc: BaseException) -> str:

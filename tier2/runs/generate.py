@@ -22,6 +22,7 @@ from tier2.middleware.budget import spend_guard_of
 from tier2.models.routing import build_fallback, build_model
 from tier2.prompts import render_prompt
 from tier2.runs.delivery import write_delivery
+from tier2.runs.l3 import l3_scorer
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.owner import process_owner
 from tier2.runs.progress import EventMapper, Usage
@@ -195,7 +196,9 @@ async def _run_body(rt: Runtime, req: RunRequest, run: _Run, brief: str, policy:
             run_id=run_id, agent="writer", policy=policy, route_name=route_name, route=route, runtime=rt,
             options=dict(req.options), fence=req.fence,
             progress=lambda: {"round": run.round, "usage": asdict(mapper.usage), "step": mapper.step}))
-        runner.spend_guard = spend_guard_of(layers.budget)  # the L3 scorer spends on the run's ledger too
+        runner.spend_guard = spend_guard_of(layers.budget)  # the ledger's report goes into the delivery
+        runner.l3_scorer = l3_scorer(policy, rt=rt, run_id=run_id, options=dict(req.options),
+                                     cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
         handle = await build_writer(project_id=info.project_id, project=project, pack=rt.pack, policy=policy,
                                     model=model, runner=runner, reports_dir=reports,
                                     cancelled=(lambda: cancel.is_set()) if cancel is not None else None,

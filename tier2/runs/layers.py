@@ -40,6 +40,9 @@ class LayerContext:
     options: dict[str, Any] = field(default_factory=dict)  # per-run request options (budget, ...)
     fence: Fence | None = None  # the attempt's fencing token (worker runs): checkpoints and operations check it
     progress: Callable[[], dict[str, Any]] = dict  # the run's position (round, usage, step) stored with checkpoints
+    #: checkpoints and the operation ledger: only for the agent whose state is the run's resume point (the
+    #: writer); a one-shot agent (the L3 scorer) is metered, traced and bounded but never checkpointed
+    durable: bool = True
 
 
 def build_run_layers(ctx: LayerContext) -> RunLayers:
@@ -53,6 +56,8 @@ def build_run_layers(ctx: LayerContext) -> RunLayers:
                                        ctx.route.model, ctx.options.get("budget"))
     layers.breakers = [BreakersMiddleware(ctx.run_id, ctx.policy.breakers, deadline_at=_run_deadline(layers))]
     # durability: the resume point after every step; side effects recorded by operation id
+    if not ctx.durable:
+        return layers
     layers.checkpoint = [CheckpointMiddleware(CheckpointStore(store.r, store.keys, ctx.run_id), ctx.fence,
                                               ctx.progress)]
     layers.operations = [OperationsMiddleware(OperationStore(store.r, store.keys, ctx.run_id), ctx.fence,

@@ -8,6 +8,7 @@ from pathlib import Path
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import BadInput
 from tier2.packs import load_pack
+from tier2.runs.l3 import l3_scorer
 from tier2.settings.loader import PolicyStore, Settings, load_security
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.validators.runner import Mode
@@ -32,7 +33,9 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
             out = settings.workspaces / "validations" / time.strftime("%Y%m%d-%H%M%S")
     pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args)
     try:
-        runner = ValidationRunner(pool, pack, PolicyStore(settings.config_dir).snapshot())
+        policy = PolicyStore(settings.config_dir).snapshot()
+        runner = ValidationRunner(pool, pack, policy)
+        runner.l3_scorer = l3_scorer(policy)
         return await runner.validate_target(target, out.resolve(), mode, brief=brief)
     finally:
         await pool.close()

@@ -24,7 +24,7 @@ from tier2.toolchain import BuildResult, run_build
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.data import check_tier2_tables
 from tier2.validators.l1.runtime_gates import RUNTIME_GATES
-from tier2.validators.l3 import score_visual
+from tier2.validators.l3 import ModelScorer, score_visual
 from tier2.validators.probe import probe_contract_game
 from tier2.validators.probe_generic import probe_generic_game
 from tier2.validators.report import ValidationReport
@@ -81,7 +81,10 @@ class ValidationRunner:
     """Build + probe + gates; reuses the pool's browser (a fresh context per validation)."""
 
     #: the run's budget guard (set by the run): the L3 model scorer reserves on the run's ledger like an agent
+    #: the run's spend guard (its ledger's view goes into the delivery's usage)
     spend_guard: SpendGuard | None = None
+    #: the L3 model scorer (`tier2.runs.l3`), None = the offline heuristic
+    l3_scorer: ModelScorer | None = None
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
@@ -147,14 +150,7 @@ class ValidationRunner:
         return final
 
     async def _l3(self, screenshots: list[str], brief: str) -> ValidationResult:
-        route = None  # the scorer's route and its fallbacks (agents.l3_scorer, or the older l3_scorer key)
-        if self.policy.l3_route():
-            try:
-                route = self.policy.route_chain(self.policy.l3_route() or "")
-            except Exception:  # noqa: BLE001 - a bad scorer route only degrades L3 to the heuristic
-                route = None
-        return await score_visual([Path(p) for p in screenshots], brief, route, self.policy.l3_timeout_s,
-                                  self.spend_guard)
+        return await score_visual([Path(p) for p in screenshots], brief, self.l3_scorer, self.policy.l3_timeout_s)
 
     @traced("validate", annotate_validation)
     async def _validate(self, target: Target, out_dir: Path, mode: str, brief: str | None = None,

@@ -1,5 +1,6 @@
-"""L3 visual score: a multimodal model (any OpenAI-compatible route) grades screenshots on a rubric; without a
-configured model, an offline heuristic over image statistics stands in and the result names it.
+"""L3 visual score: a multimodal model grades screenshots on a rubric; without a configured model, an offline
+heuristic over image statistics stands in and the result names it. The model call itself is made by an injected
+`ModelScorer` (an AgentScope agent of the run, `tier2.runs.l3`): validators never call models directly.
 
 Whatever happens here (a model error, a timeout, nonsense output) the result is data with ``layer="L3"``; the
 runner records it in observe mode and it can never change the verdict.
@@ -11,22 +12,25 @@ import asyncio
 import base64
 import json
 import math
-import os
 import re
 import time
-import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from agentscope.message import Base64Source, DataBlock, Msg, TextBlock, UserMsg
 from PIL import Image, ImageFilter
 
 from tier2.prompts import render_prompt
-from tier2.settings.loader import ModelRoute
-from tier2.store.spend import SpendGuard
 from tier2.validators.base import Finding, ValidationResult
 
-__all__ = ["GATE", "HEURISTIC_SCORER", "heuristic_score", "score_visual", "model_score"]
+__all__ = ["GATE", "HEURISTIC_SCORER", "ModelScorer", "heuristic_score", "parse_answer", "score_visual",
+           "scorer_message"]
+
+#: ``(screenshots, brief) -> (answer text, "route (model that answered)")``: the run's scorer agent, built by
+#: `tier2.runs.l3` on the same routing, onion and call ids as every other agent of the run.
+ModelScorer = Callable[[list[Path], str], Awaitable[tuple[str, str]]]
 
 GATE = "l3.visual_score"
 HEURISTIC_SCORER = "heuristic-image-stats-v1"
@@ -60,76 +64,49 @@ def heuristic_score(screenshots: list[Path]) -> dict[str, Any]:
             "stats": stats}
 
 
-async def model_score(route_name: str, route: ModelRoute, screenshots: list[Path], brief: str,
-                      timeout_s: float, guard: SpendGuard | None = None) -> dict[str, Any]:
-    """Ask an OpenAI-compatible multimodal model; raises on any failure (the caller falls back). With the run's
-    ``guard`` the call is reserved on, and reconciled with, the run's budget ledger like any agent's call."""
-    from openai import AsyncOpenAI
-
-    key = os.environ.get(route.api_key_env or "", "") if route.api_key_env else "not-needed"
-    if route.api_key_env and not key:
-        raise RuntimeError(f"${route.api_key_env} is not set")
-    content: list[dict[str, Any]] = [{"type": "text", "text": render_prompt("l3_rubric", brief=brief)}]
+def scorer_message(brief: str, screenshots: list[Path]) -> Msg:
+    """The scorer's one user message: the rubric for ``brief`` and up to three screenshots."""
+    content: list[TextBlock | DataBlock] = [TextBlock(text=render_prompt("l3_rubric", brief=brief))]
     for p in screenshots[:3]:
         data = base64.b64encode(p.read_bytes()).decode()
-        content.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
-    client = AsyncOpenAI(api_key=key or "not-needed", base_url=route.base_url, timeout=timeout_s, max_retries=0)
-    spend = await _reserve(guard, route, content)
-    try:
-        resp = await client.chat.completions.create(model=route.model, messages=[{"role": "user", "content": content}],
-                                                    temperature=0, **({"max_tokens": spend[2]} if spend else {}))
-    except BaseException:
-        if spend:
-            await spend[0].release(spend[1])
-        raise
-    finally:
-        await client.close()
-    if spend:
-        used = resp.usage
-        await spend[0].reconcile(spend[1], route.model, used.prompt_tokens if used else spend[3],
-                                 used.completion_tokens if used else spend[2])
-    text = resp.choices[0].message.content or ""
+        content.append(DataBlock(source=Base64Source(data=data, media_type="image/png"), name=p.name))
+    return UserMsg("validator", content)
+
+
+def parse_answer(text: str) -> dict[str, Any]:
+    """The rubric's JSON answer as a score; raises `ValueError` for anything else."""
     match = _JSON.search(text)
     if not match:
         raise ValueError(f"scorer answered without JSON: {text[:200]!r}")
-    data = json.loads(match.group(0))
-    finished, matches = float(data["looks_finished"]), float(data["matches_brief"])
+    try:
+        data = json.loads(match.group(0))
+        finished, matches = float(data["looks_finished"]), float(data["matches_brief"])
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ValueError(f"scorer answer is not the rubric's JSON: {text[:200]!r}") from exc
+    if not all(math.isfinite(v) and 0 <= v <= 10 for v in (finished, matches)):
+        raise ValueError(f"scorer answer out of range: {text[:200]!r}")
     degraded = bool(data.get("degraded"))
     score = round(((finished + matches) / 20) * (0.3 if degraded else 1.0), 3)
     return {"score": score, "looks_finished": finished, "matches_brief": matches, "degraded": degraded,
             "notes": str(data.get("notes", ""))[:300]}
 
 
-async def _reserve(guard: SpendGuard | None, route: ModelRoute, content: list[dict[str, Any]],
-                   ) -> tuple[SpendGuard, str, int, int] | None:
-    """(guard, call id, max output, input estimate) once reserved; raises `RunLimitReached` when refused."""
-    if guard is None:
-        return None
-    chars = sum(len(part.get("text", "")) for part in content)
-    n_in = guard.estimate_input(chars, images=sum(1 for part in content if part["type"] == "image_url"))
-    n_out, call_id = guard.limits.max_output_tokens, f"l3:{uuid.uuid4().hex[:16]}"
-    await guard.reserve(call_id, route.model, n_in, n_out)
-    return guard, call_id, n_out, n_in
-
-
-async def score_visual(screenshots: list[Path], brief: str,
-                       route: tuple[str, ModelRoute] | list[tuple[str, ModelRoute]] | None,
-                       timeout_s: float = 30.0, guard: SpendGuard | None = None) -> ValidationResult:
-    """The L3 result; never raises. ``route``: one route, or a route and its fallbacks (tried in order)."""
+async def score_visual(screenshots: list[Path], brief: str, scorer: ModelScorer | None = None,
+                       timeout_s: float = 30.0) -> ValidationResult:
+    """The L3 result; never raises. ``scorer``: the run's model scorer (its route's fallbacks are its own
+    business); on any failure or timeout the heuristic stands in and a finding says why."""
     started = time.monotonic()
     findings: list[Finding] = []
-    scorer = HEURISTIC_SCORER
+    scorer_name = HEURISTIC_SCORER
     result: dict[str, Any] | None = None
-    chain = [r for r in ([route] if isinstance(route, tuple) else list(route or [])) if r[1].kind == "openai"]
-    for i, (name, candidate) in enumerate(chain):
+    if scorer is not None:
         try:
-            result = await asyncio.wait_for(model_score(name, candidate, screenshots, brief, timeout_s, guard),
-                                            timeout_s + 1)
-            scorer = f"{name} ({candidate.model})"
-            break
+            text, answered_by = await asyncio.wait_for(scorer(screenshots, brief), timeout_s)
+            result, scorer_name = parse_answer(text), answered_by
         except Exception as exc:  # noqa: BLE001 - L3 never fails a run: fall back and say so
-            then = f"fallback {chain[i + 1][0]} tried next" if i + 1 < len(chain) else "heuristic used instead"
-            findings.append(Finding(message=f"model scorer {name} failed ({type(exc).__name__}: {exc}); {then}",
+            reason = f"timed out after {timeout_s:.0f} s" if isinstance(exc, TimeoutError) else \
+                f"{type(exc).__name__}: {exc}"
+            findings.append(Finding(message=f"model scorer failed ({reason}); heuristic used instead",
                                     severity="warning"))
     if result is None:
         try:
@@ -137,11 +114,12 @@ async def score_visual(screenshots: list[Path], brief: str,
         except Exception as exc:  # noqa: BLE001
             result = {"score": None, "error": f"{type(exc).__name__}: {exc}"}
     score = result.get("score")
-    summary = (f"visual score {score:.2f} by {scorer}" if isinstance(score, float) else f"no score ({scorer})")
+    summary = (f"visual score {score:.2f} by {scorer_name}" if isinstance(score, float)
+               else f"no score ({scorer_name})")
     if result.get("degraded"):
         summary += "; looks degraded"
     return ValidationResult(id=GATE, layer="L3", mode="observe", passed=not result.get("degraded", False),
                             summary=summary, findings=findings,
-                            evidence={"scorer": scorer, **result,
+                            evidence={"scorer": scorer_name, **result,
                                       "screenshots": [str(p) for p in screenshots]},
                             duration_ms=int((time.monotonic() - started) * 1000))
