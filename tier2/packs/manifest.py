@@ -16,7 +16,7 @@ class EngineSpec(BaseModel):
 
 
 class BuildProfile(BaseModel):
-    """How esbuild bundles a project of this pack (flags are data; the runner owns the command line)."""
+    """How esbuild bundles a project of this pack (options are data; the confined runner owns the build)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     entry: str = "src/main.js"

@@ -7,6 +7,7 @@ Every pack — the built-in Phaser one included — goes through `load_pack`; no
 from __future__ import annotations
 
 import functools
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,10 +56,12 @@ class Pack:
         return self.node_modules / self.manifest.engine.name
 
     def check_toolchain(self) -> None:
-        """Raise `ToolchainMissing` unless esbuild and the engine package are installed at the pinned version."""
+        """Raise `ToolchainMissing` unless node, esbuild and the engine package at the pinned version are installed."""
         hint = f"run `npm ci` in {self.root} (or `make setup`)"
         if not self.esbuild.exists():
             raise ToolchainMissing(f"esbuild not found at {self.esbuild}: {hint}")
+        if shutil.which("node") is None:
+            raise ToolchainMissing("node not found on PATH: builds run esbuild through its JS API")
         pkg = self.engine_package_dir() / "package.json"
         if not pkg.exists():
             raise ToolchainMissing(f"{self.manifest.engine.name} is not installed in {self.node_modules}: {hint}")

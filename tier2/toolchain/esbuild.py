@@ -1,20 +1,31 @@
-"""Run esbuild for a project with a pack's build profile and parse its diagnostics."""
+"""Run esbuild for a project with a pack's build profile and parse its diagnostics.
+
+Builds are confined: esbuild runs through its JS API in ``confined_build.mjs`` (one runner for tier2 and generic
+builds), whose resolve plugin refuses any import that leaves the project and the pack's node_modules, and no project
+file (tsconfig.json, jsconfig.json) configures the build.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
+import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from tier2.errors import ToolchainMissing
-from tier2.packs import Pack
+from tier2.packs import BuildProfile, Pack
 
-__all__ = ["BuildError", "BuildResult", "run_build", "run_esbuild", "parse_diagnostics", "sha256_file"]
+__all__ = ["BuildError", "BuildResult", "build_options", "copy_inside", "parse_diagnostics", "project_file",
+           "run_build", "run_esbuild", "sha256_file"]
+
+_RUNNER = Path(__file__).with_name("confined_build.mjs")
 
 # "✘ [ERROR] Expected ";" but found "{"\n\n    src/scenes/Play.js:25:22:"
 _DIAG = re.compile(r"\[(ERROR|WARNING)\]\s+(?P<msg>.+?)\n\s*\n\s+(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+):", re.S)
@@ -71,36 +82,36 @@ def parse_diagnostics(log: str) -> tuple[list[BuildError], list[BuildError]]:
     return errors, warnings
 
 
-def build_command(pack: Pack, project: Path) -> list[str]:
-    p = pack.manifest.build
-    cmd = [
-        str(pack.esbuild), p.entry, "--bundle", f"--format={p.format}", f"--target={p.target}",
-        f"--outfile={p.outfile}", "--log-level=warning", "--color=false", "--log-limit=20",
-    ]
-    if p.minify:
-        cmd.append("--minify")
-    if p.sourcemap:
-        cmd.append("--sourcemap")
-    cmd += [f"--loader:{ext}={loader}" for ext, loader in sorted(p.loaders.items())]
-    return cmd
+def build_options(profile: BuildProfile) -> dict[str, object]:
+    """The esbuild JS API options of a pack's build profile (the confined runner adds the rest)."""
+    return {
+        "entryPoints": [profile.entry], "outfile": profile.outfile, "format": profile.format,
+        "target": profile.target, "minify": profile.minify, "sourcemap": profile.sourcemap,
+        "loader": dict(sorted(profile.loaders.items())),
+    }
 
 
 async def run_esbuild(
-    pack: Pack, cmd: list[str], cwd: Path, timeout_s: float, started: float,
+    pack: Pack, project: Path, options: dict[str, object], out_root: Path, timeout_s: float, started: float,
 ) -> tuple[BuildResult | None, str, list[BuildError]]:
-    """Run one esbuild command (engine resolved from the pack's node_modules) with a timeout.
+    """Bundle ``project`` with ``options`` through the confined runner (``confined_build.mjs``), with a timeout.
 
+    Imports may only reach the project and the pack's node_modules; outputs are written under ``out_root``.
     Returns (a failed BuildResult or None, the log, warnings)."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NODE_PATH": str(pack.node_modules)}
+    request = {"esbuild": str(pack.node_modules / "esbuild"), "project": str(project),
+               "packages": [str(pack.node_modules)], "outRoot": str(out_root), "options": options}
     try:
-        proc = await asyncio.create_subprocess_exec(*cmd, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE,
-                                                    stderr=asyncio.subprocess.STDOUT)
+        proc = await asyncio.create_subprocess_exec(
+            "node", str(_RUNNER), cwd=project, env=env, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
-        raise ToolchainMissing(f"cannot run esbuild: {exc}") from exc
+        raise ToolchainMissing(f"cannot run node for esbuild: {exc}") from exc
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
+        out, _ = await asyncio.wait_for(proc.communicate(json.dumps(request).encode()), timeout_s)
     except TimeoutError:
-        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # node and the esbuild service it spawned
         await proc.wait()
         return BuildResult(ok=False, errors=[BuildError(f"esbuild timed out after {timeout_s:.0f}s")]), "", []
     log = out.decode(errors="replace")
@@ -112,6 +123,28 @@ async def run_esbuild(
     return None, log, warnings
 
 
+def project_file(project: Path, rel: str) -> Path | None:
+    """``project/rel`` when it is a regular file inside ``project`` with no symlink on the way, else None."""
+    path = project / rel
+    if not path.resolve().is_relative_to(project.resolve()):
+        return None
+    probe = project
+    for part in Path(rel).parts:
+        probe = probe / part
+        if probe.is_symlink():
+            return None
+    return path if path.is_file() else None
+
+
+def copy_inside(src: Path, dst: Path, root: Path) -> None:
+    """Copy ``src`` (never through a final symlink) to ``dst`` under ``root``, never writing through a symlink."""
+    if not dst.parent.resolve().is_relative_to(root.resolve()):
+        raise OSError(f"{dst.parent} leaves {root}")
+    dst.unlink(missing_ok=True)
+    with os.fdopen(os.open(src, os.O_RDONLY | os.O_NOFOLLOW), "rb") as fin, open(dst, "xb") as fout:
+        shutil.copyfileobj(fin, fout)
+
+
 async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0) -> BuildResult:
     """Bundle ``project`` into ``dist/`` (bundle + index.html). Never raises for build errors."""
     pack.check_toolchain()
@@ -119,7 +152,10 @@ async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0) -> Build
     started = time.monotonic()
     if not (project / profile.entry).exists():
         return BuildResult(ok=False, errors=[BuildError(f"entry point {profile.entry} does not exist")])
-    failed, log, warnings = await run_esbuild(pack, build_command(pack, project), project, timeout_s, started)
+    for rel in (profile.entry, profile.html):
+        if ((project / rel).exists() or (project / rel).is_symlink()) and project_file(project, rel) is None:
+            return BuildResult(ok=False, errors=[BuildError(f"{rel} is a symlink or leaves the project")])
+    failed, log, warnings = await run_esbuild(pack, project, build_options(profile), project, timeout_s, started)
     if failed is not None:
         return failed
     duration = int((time.monotonic() - started) * 1000)
@@ -128,7 +164,7 @@ async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0) -> Build
     if not html_src.exists():
         return BuildResult(ok=False, errors=[BuildError(f"{profile.html} missing")], log=log, duration_ms=duration)
     html_dst = bundle.parent / "index.html"
-    shutil.copyfile(html_src, html_dst)
+    copy_inside(html_src, html_dst, project)
     size = bundle.stat().st_size
     result = BuildResult(
         ok=True, warnings=warnings, log=log, bundle_path=str(bundle), html_path=str(html_dst),

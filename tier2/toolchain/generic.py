@@ -2,7 +2,8 @@
 
 The entry is the ``<script type="module" src=...>`` of its index.html (or src/main.js); esbuild bundles it
 against the pack's pinned engine into ``<out>/bundle.js``; ``public/`` is copied beside it and index.html is
-rewritten to load the bundle.
+rewritten to load the bundle. The build is confined like a tier2 one: imports may only reach the project and
+the pack's node_modules, and ``public/`` symlinks that leave the project are not copied.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tier2.errors import BadInput
@@ -36,24 +38,34 @@ def find_entry(project: Path) -> tuple[str, str]:
     return entry, html
 
 
+def _leaving(root: Path) -> Callable[[str, list[str]], set[str]]:
+    """A copytree ``ignore`` that drops symlinks leaving ``root`` (their targets are not the project's)."""
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        return {n for n in names if (p := Path(directory) / n).is_symlink() and not p.resolve().is_relative_to(root)}
+    return ignore
+
+
 async def build_generic_project(pack: Pack, project: Path, out: Path, timeout_s: float = 60.0) -> BuildResult:
+    """Bundle ``project`` into ``out`` through the confined runner (imports stay in the project and the pack)."""
     pack.check_toolchain()
     entry, html = find_entry(project)
     started = time.monotonic()
     if out.exists():
         shutil.rmtree(out)
     public = project / "public"
-    if public.is_dir():
-        shutil.copytree(public, out)
+    if public.is_dir() and not public.is_symlink():
+        shutil.copytree(public, out, ignore=_leaving(project.resolve()))
     out.mkdir(parents=True, exist_ok=True)
     for ref in _LOCAL_REFS.findall(html):  # root-level files the page links (Vite serves the project root too)
+        if ".." in Path(ref).parts:
+            continue
         src = (project / ref.lstrip("/")).resolve()
         if src.is_file() and src.is_relative_to(project.resolve()) and not (out / ref.lstrip("/")).exists():
             (out / ref.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, out / ref.lstrip("/"))
-    cmd = [str(pack.esbuild), entry, "--bundle", "--format=iife", "--minify", "--target=es2020",
-           f"--outfile={out / 'bundle.js'}", "--log-level=warning", "--color=false", "--loader:.json=json"]
-    failed, log, warnings = await run_esbuild(pack, cmd, project, timeout_s, started)
+    options: dict[str, object] = {"entryPoints": [entry], "format": "iife", "minify": True, "target": "es2020",
+                                  "outfile": str(out / "bundle.js"), "loader": {".json": "json"}}
+    failed, log, warnings = await run_esbuild(pack, project, options, out, timeout_s, started)
     if failed is not None:
         return failed
     duration = int((time.monotonic() - started) * 1000)
