@@ -50,7 +50,8 @@ def build_run_layers(ctx: LayerContext) -> RunLayers:
         ctx.runtime.store.r, ctx.runtime.store.keys), chain)]
     store = ctx.runtime.store  # budget: one ledger per run in Redis, shared by every agent of the run
     layers.budget = build_budget_layer(store.r, store.keys, ctx.run_id, ctx.policy.budget, ctx.policy.prices,
-                                       ctx.route.model, ctx.options.get("budget"))
+                                       ctx.route.model, ctx.options.get("budget"),
+                                       ceiling=ctx.options.get("budget_ceiling"))
     layers.breakers = [BreakersMiddleware(ctx.run_id, ctx.policy.breakers, deadline_at=_run_deadline(layers))]
     # durability: the resume point after every step; side effects recorded by operation id
     layers.checkpoint = [CheckpointMiddleware(CheckpointStore(store.r, store.keys, ctx.run_id), ctx.fence,
