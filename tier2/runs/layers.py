@@ -18,6 +18,7 @@ from tier2.middleware.budget import build_budget_layer, spend_guard_of
 from tier2.middleware.checkpoint import CheckpointMiddleware
 from tier2.middleware.operations import OperationsMiddleware
 from tier2.middleware.recorder import CallRecorder
+from tier2.runs.tenancy import check_run_route
 from tier2.settings.loader import ModelRoute, Policy
 from tier2.store.checkpoints import CheckpointStore
 from tier2.store.operations import OperationStore
@@ -43,6 +44,7 @@ class LayerContext:
 
 
 def build_run_layers(ctx: LayerContext) -> RunLayers:
+    check_run_route(ctx.policy, ctx.route_name, ctx.options)  # the tenant's allowed routes, at run time too
     layers = RunLayers()
     # tracing: AgentScope's agent/chat/execute_tool spans, then tier2's call recorder (trajectory + cost on the span)
     chain = [r.model for _, r in ctx.policy.route_chain(ctx.route_name)]

@@ -6,7 +6,8 @@
   clamped: the caller learns the limit instead of getting a smaller run than it asked for); a run without its
   own budget gets the hot-config default, bounded at run time by the ceiling recorded with the run.
 * **Model routes** (``allowed_routes``): the writer's route — the request's ``model`` or the ``agents:`` routing
-  — and every fallback of it must be allowed, or the run is refused before it is accepted.
+  — and every fallback of it must be allowed, or the run is refused before it is accepted; checked again when
+  the run's agent is built (`check_run_route`), as the hot routing may have changed in between.
 * **Upload bytes per UTC day** for POST /v1/projects.
 * **Fair scheduling** and ``max_running`` are the workers' side: `tier2.store.dispatch`.
 """
@@ -24,7 +25,7 @@ from tier2.store.quotas import Admission, QuotaStore, retry_after_s, seconds_to_
 from tier2.store.run_store import Accepted
 
 __all__ = ["QUEUE_RETRY_AFTER_S", "RouteNotAllowed", "RunAdmission", "TenantLimitExceeded", "admit_run",
-           "charge_upload", "ensure_upload_room", "refusal", "upload_limit"]
+           "charge_upload", "check_run_route", "ensure_upload_room", "refusal", "upload_limit"]
 
 #: Retry-After of a submission refused because the tenant's queue is full (a run's end is not predictable).
 QUEUE_RETRY_AFTER_S: Final = 15
@@ -62,8 +63,24 @@ def admit_run(security: SecurityConfig, policy: Policy, tenant: str, model: str 
     limits = security.tenants.limits(tenant)
     _check_routes(policy, limits, tenant, model)
     _check_budget(limits, tenant, budget)
+    options: dict[str, Any] = {"budget_ceiling": limits.budget_ceiling()}
+    if limits.allowed_routes is not None:
+        options["allowed_routes"] = list(limits.allowed_routes)
     return RunAdmission(tenant, limits, Admission(tenant, limits.max_queued, limits.submissions_per_minute),
-                        {"budget_ceiling": limits.budget_ceiling()})
+                        options)
+
+
+def check_run_route(policy: Policy, route: str, options: dict[str, Any]) -> None:
+    """When a run's agent is built (the hot ``agents:`` routing may have changed since the run was accepted):
+    `RouteNotAllowed` — the run ends ``failed`` with it — if the route or a fallback is not in the run's
+    ``allowed_routes`` option."""
+    allowed = options.get("allowed_routes")
+    if allowed is None:
+        return
+    forbidden = [n for n, _ in policy.route_chain(route) if n not in allowed]
+    if forbidden:
+        raise RouteNotAllowed(f"model route {forbidden[0]!r} is not allowed for this run's tenant; allowed "
+                              f"routes: {', '.join(allowed) or '(none)'}")
 
 
 def _check_routes(policy: Policy, limits: TenantLimits, tenant: str, model: str | None) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from tier2.errors import BadInput, SetupError
 from tier2.middleware.budget import budget_caps
-from tier2.runs.tenancy import RouteNotAllowed, admit_run, refusal, upload_limit
+from tier2.runs.tenancy import RouteNotAllowed, admit_run, check_run_route, refusal, upload_limit
 from tier2.settings.loader import REPO_ROOT, BudgetOverride, BudgetPolicy, Policy, PolicyStore, load_security
 from tier2.settings.tenants import MAX_RUNNING_CEILING, TenantsConfig
 from tier2.store.quotas import retry_after_s, seconds_to_next_utc_day, utc_day
@@ -124,3 +124,13 @@ def test_window_math() -> None:
 
 def test_tenants_config_defaults_without_a_section() -> None:
     assert TenantsConfig().limits("x").max_running == 2
+
+
+def test_the_route_is_checked_again_when_the_run_starts(tmp_path: Path) -> None:
+    sec = _security(tmp_path, '[tenants.overrides.acme]\nallowed_routes = ["offline"]\n')
+    options = admit_run(sec, _policy(), "acme", None, None).options
+    assert options["allowed_routes"] == ["offline"]
+    check_run_route(_policy(), "offline", options)
+    with pytest.raises(RouteNotAllowed, match="'openai'"):  # e.g. agents.writer was switched after acceptance
+        check_run_route(_policy(), "openai", options)
+    check_run_route(_policy(), "openai", {})                 # runs without the option (CLI): unrestricted
