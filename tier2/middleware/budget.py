@@ -129,15 +129,25 @@ class LedgerMiddleware(MiddlewareBase):
             await self._settle(call_id, slot, model, usage, estimate)
 
 
-def budget_caps(policy: BudgetPolicy, override: Mapping[str, Any] | None) -> BudgetCaps:
-    """The run's caps: its own options (validated) over the hot-config defaults."""
+def budget_caps(policy: BudgetPolicy, override: Mapping[str, Any] | None,
+                ceiling: Mapping[str, Any] | None = None) -> BudgetCaps:
+    """The run's caps: its own options (validated again: a stored bad budget fails the run with a reason, it never
+    crashes a worker) over the hot-config defaults, each bounded by the tenant's ``ceiling`` when it has one."""
     try:
         own = BudgetOverride(**(override or {}))
+        top = BudgetOverride(**(ceiling or {}))
     except ValidationError as exc:
         raise BadInput(f"bad budget option: {exc.errors()[0].get('loc')} {exc.errors()[0].get('msg')}") from exc
-    return BudgetCaps(usd=own.usd if own.usd is not None else policy.usd,
-                      tokens=own.tokens if own.tokens is not None else policy.tokens,
-                      deadline_s=own.deadline_s if own.deadline_s is not None else policy.deadline_s)
+    except TypeError as exc:  # not a mapping
+        raise BadInput(f"bad budget option: {exc}") from exc
+
+    def capped(mine: Any, default: Any, limit: Any) -> Any:
+        value = mine if mine is not None else default
+        return limit if limit is not None and (value is None or value > limit) else value
+
+    return BudgetCaps(usd=capped(own.usd, policy.usd, top.usd),
+                      tokens=capped(own.tokens, policy.tokens, top.tokens),
+                      deadline_s=capped(own.deadline_s, policy.deadline_s, top.deadline_s))
 
 
 def soft_budget(caps: BudgetCaps, price: Price | None, policy: BudgetPolicy) -> ReplyBudgetControlMiddleware | None:
@@ -157,10 +167,11 @@ def soft_budget(caps: BudgetCaps, price: Price | None, policy: BudgetPolicy) -> 
 
 def build_budget_layer(client: Any, keys: Keys, run_id: str, policy: BudgetPolicy, prices: Mapping[str, Price],
                        model: str, override: Mapping[str, Any] | None = None,
-                       started_at: float | None = None) -> list[MiddlewareBase]:
+                       started_at: float | None = None,
+                       ceiling: Mapping[str, Any] | None = None) -> list[MiddlewareBase]:
     """The budget slot for one agent of a run: [soft (if any), hard ledger]; every agent of the run shares the
-    ledger through Redis (same run id → same keys)."""
-    caps = budget_caps(policy, override)
+    ledger through Redis (same run id → same keys). ``ceiling``: the tenant's budget ceiling (`runs.tenancy`)."""
+    caps = budget_caps(policy, override, ceiling)
     guard = SpendGuard(BudgetLedger(client, keys, run_id, caps, started_at=started_at), prices, policy)
     soft = soft_budget(caps, prices.get(model), policy)
     hard = LedgerMiddleware(guard, policy.max_output_tokens, policy.input_margin)

@@ -18,6 +18,7 @@ from tier2.middleware.budget import build_budget_layer, spend_guard_of
 from tier2.middleware.checkpoint import CheckpointMiddleware
 from tier2.middleware.operations import OperationsMiddleware
 from tier2.middleware.recorder import CallRecorder
+from tier2.runs.tenancy import check_run_route
 from tier2.settings.loader import ModelRoute, Policy
 from tier2.store.checkpoints import CheckpointStore
 from tier2.store.operations import OperationStore
@@ -46,6 +47,7 @@ class LayerContext:
 
 
 def build_run_layers(ctx: LayerContext) -> RunLayers:
+    check_run_route(ctx.policy, ctx.route_name, ctx.options)  # the tenant's allowed routes, at run time too
     layers = RunLayers()
     # tracing: AgentScope's agent/chat/execute_tool spans, then tier2's call recorder (trajectory + cost on the span)
     chain = [r.model for _, r in ctx.policy.route_chain(ctx.route_name)]
@@ -53,7 +55,8 @@ def build_run_layers(ctx: LayerContext) -> RunLayers:
         ctx.runtime.store.r, ctx.runtime.store.keys), chain, redactor=ctx.runtime.redactor)]
     store = ctx.runtime.store  # budget: one ledger per run in Redis, shared by every agent of the run
     layers.budget = build_budget_layer(store.r, store.keys, ctx.run_id, ctx.policy.budget, ctx.policy.prices,
-                                       ctx.route.model, ctx.options.get("budget"))
+                                       ctx.route.model, ctx.options.get("budget"),
+                                       ceiling=ctx.options.get("budget_ceiling"))
     layers.breakers = [BreakersMiddleware(ctx.run_id, ctx.policy.breakers, deadline_at=_run_deadline(layers))]
     # durability: the resume point after every step; side effects recorded by operation id
     if not ctx.durable:

@@ -3,7 +3,8 @@
 Flow per dispatch entry (consumer group `DISPATCH_GROUP` on `Keys.dispatch`):
 
 1. Reclaim first: ``XAUTOCLAIM`` hands over entries idle longer than the lease TTL — their worker stopped
-   heartbeating (a live holder re-claims its own entry on every heartbeat, which resets the idle time).
+   heartbeating (a live holder re-claims its own entry on every heartbeat, which resets the idle time). Else
+   take a new run, round-robin over tenants within their ``max_running`` (`tier2.store.dispatch`).
 2. Acquire the run's lease: a new attempt with a fencing token larger than any before. While another attempt's
    lease lives, leave the entry alone.
 3. Resume after the newest checkpoint (attempt > 1), run, heartbeat (renew the lease, watch the cancel flag).
@@ -32,6 +33,7 @@ from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
 from tier2.runs.runtime import Runtime
 from tier2.store.checkpoints import CheckpointStore
+from tier2.store.dispatch import Dispatcher
 from tier2.store.keys import DISPATCH_GROUP
 from tier2.store.leases import Lease, LeaseStore
 
@@ -58,6 +60,7 @@ class Worker:
     def __init__(self, rt: Runtime, name: str | None = None, *, concurrency: int = 1, block_ms: int = 1000) -> None:
         self.rt, self.name, self.concurrency, self.block_ms = rt, name or worker_name(), concurrency, block_ms
         self.leases = LeaseStore(rt.store.r, rt.store.keys)
+        self.dispatcher = Dispatcher(rt.store.r, rt.store.keys, rt.security.tenants.max_running_table())
         self.running: dict[str, asyncio.Task[None]] = {}
         self.finished = 0
 
@@ -98,11 +101,7 @@ class Worker:
         for entry_id, fields in claimed:
             if fields and fields.get("run_id") not in self.running:
                 return entry_id, fields["run_id"]
-        got = await r.xreadgroup(DISPATCH_GROUP, self.name, {k.dispatch(): ">"}, count=1, block=self.block_ms)
-        for _stream, entries in got or []:
-            for entry_id, fields in entries:
-                return entry_id, fields["run_id"]
-        return None
+        return await self.dispatcher.take(self.name, self.block_ms)  # fair across tenants (store.dispatch)
 
     async def _ack(self, entry_id: str) -> None:
         await self.rt.store.r.xack(self.rt.store.keys.dispatch(), DISPATCH_GROUP, entry_id)

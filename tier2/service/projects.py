@@ -14,7 +14,10 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 
 from tier2.errors import BadInput
 from tier2.runs import Runtime
+from tier2.runs.tenancy import TenantLimitExceeded, charge_upload, ensure_upload_room, upload_limit
 from tier2.service.auth import tenant_of
+from tier2.service.limits import tenant_http_error
+from tier2.store.quotas import QuotaStore
 from tier2.workspace.importer import ImportLimits, copy_directory, extract_archive
 from tier2.workspace.projects import adopt_project, project_id_for
 
@@ -69,12 +72,17 @@ async def load_project(request: Request, tenant: str = Depends(tenant_of)) -> di
             files = await asyncio.to_thread(copy_directory, Path(body["path"]), root, dest, limits)
             source = {"kind": "directory", "path": body["path"]}
         elif ctype in _ARCHIVE_TYPES:
-            data = await _read_body(request, limits_cfg.max_upload_bytes)
+            quotas = QuotaStore(rt.store.r, rt.store.keys)
+            await ensure_upload_room(quotas, rt.security, tenant, int(request.headers.get("content-length") or 0))
+            data = await _read_body(request, upload_limit(rt.security, tenant))
+            await charge_upload(quotas, rt.security, tenant, len(data))
             files = await asyncio.to_thread(extract_archive, data, dest, limits)
             source = {"kind": "archive", "bytes": len(data)}
         else:
             raise BadInput(f"unsupported Content-Type {ctype or '(none)'}: send a zip/tar archive or JSON {{path}}")
         info = adopt_project(rt.pack, dest, project_id)
+    except TenantLimitExceeded as exc:
+        raise tenant_http_error(exc) from exc
     except BadInput as exc:
         shutil.rmtree(dest, ignore_errors=True)
         raise HTTPException(422, str(exc)) from exc

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,9 @@ from tier2.errors import BadInput, ModelRouteError
 from tier2.events import TERMINAL_STATUSES, CancelRequested
 from tier2.runs import Runtime, validate_brief
 from tier2.runs.generate import new_run_id
+from tier2.runs.tenancy import RouteNotAllowed, admit_run, refusal
 from tier2.service.auth import sign_stream_token, stream_tenant, tenant_of
+from tier2.service.limits import tenant_http_error
 from tier2.service.projects import project_or_404
 from tier2.settings.loader import BudgetOverride
 from tier2.store.leases import LeaseStore
@@ -77,6 +80,9 @@ async def create_run(
     try:
         brief = validate_brief(body.brief, rt.security.brief)
         rt.policies.snapshot().route(body.model)
+        admitted = admit_run(rt.security, rt.policies.snapshot(), tenant, body.model, body.budget)
+    except RouteNotAllowed as exc:
+        raise HTTPException(403, str(exc)) from exc
     except (BadInput, ModelRouteError) as exc:
         raise HTTPException(422, str(exc)) from exc
     run_id = new_run_id()
@@ -97,12 +103,16 @@ async def create_run(
                        "delivery": f"/v1/runs/{run_id}/delivery", "cancel": f"/v1/runs/{run_id}/cancel"}}
     record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": tenant,
               "model_route": body.model, "thread_id": thread_id, "dispatched": True, "project_dir": project_dir,
-              "source_dir": source_dir, "continues_thread": continues, "options": _options(body)}
+              "source_dir": source_dir, "continues_thread": continues,
+              "options": {**_options(body), **admitted.options}}
     accepted = await rt.store.accept_run(
         run_id, record, project_id=project_id, dispatch=True, tenant=tenant, idem_key=idempotency_key,
         body_sha=_body_sha(body), response=reply,
         thread=(thread_id, {"tenant": tenant, "project_id": project_id, "project_dir": project_dir}),
+        admission=admitted.admission,
     )
+    if (limited := refusal(accepted, admitted, time.time())) is not None:
+        raise tenant_http_error(limited)
     if accepted.outcome == "replay":
         stored = accepted.idempotency or {}
         if stored.get("body_sha") != _body_sha(body):

@@ -10,17 +10,19 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import tomllib
 from pathlib import Path
 from threading import Lock
 from typing import Any, Literal
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from tier2.errors import SetupError
 from tier2.settings.agents import check_routing, fallback_chain, resolve_role
+from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING, TenantsConfig
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,6 +101,7 @@ class SecurityConfig(BaseModel):
     imports: ImportConfig = ImportConfig()
     tools: ToolsConfig = ToolsConfig()
     secrets: SecretsConfig = SecretsConfig()
+    tenants: TenantsConfig = TenantsConfig()
     allowed_packs: list[str] = ["phaser"]
     source_hash: str = ""
 
@@ -201,12 +204,25 @@ class BreakerPolicy(BaseModel):
 
 
 class BudgetOverride(BaseModel):
-    """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy."""
+    """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    usd: float | None = Field(default=None, gt=0, description="USD cap for the run (all agents together)")
-    tokens: int | None = Field(default=None, gt=0, description="input+output token cap for the run")
-    deadline_s: float | None = Field(default=None, gt=0, description="wall-clock limit of the run in seconds")
+    Only finite positive numbers up to the compiled ceilings (`tier2.settings.tenants`); a tenant's own ceiling
+    (security config) is checked when the run is accepted (`tier2.runs.tenancy`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    usd: float | None = Field(default=None, gt=0, le=USD_CEILING,
+                              description="USD cap for the run (all agents together)")
+    tokens: int | None = Field(default=None, gt=0, le=TOKENS_CEILING,
+                               description="input+output token cap for the run")
+    deadline_s: float | None = Field(default=None, gt=0, le=DEADLINE_S_CEILING,
+                                     description="wall-clock limit of the run in seconds")
+
+    @field_validator("usd", "tokens", "deadline_s", mode="before")
+    @classmethod
+    def _non_finite_as_text(cls, value: Any) -> Any:
+        """``Infinity``/``NaN`` (which Python's JSON parser accepts) are refused as "not a finite number"; passed
+        on as text so the error, which echoes the input, stays valid JSON in a 422 response."""
+        return str(value) if isinstance(value, float) and not math.isfinite(value) else value
 
 
 class Policy(BaseModel):

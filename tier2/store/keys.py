@@ -129,3 +129,36 @@ class Keys:
     def run_budget_calls(self, run_id: str) -> str:
         """Hash call id -> ``r|s|x:<nano-USD>:<tokens>`` (reserved, spent, released): accounting by call id."""
         return f"{self.prefix}:run:{run_id}:budget:calls"
+
+    # --- tenant limits and fair dispatch (`store.quotas`, `store.dispatch`) ---
+
+    def tenant_active(self, tenant: str) -> str:
+        """Set of the tenant's accepted run ids not yet seen terminal (pruned when counted: self-healing)."""
+        return f"{self.prefix}:tenant:{tenant}:active"
+
+    def tenant_running(self, tenant: str) -> str:
+        """Set of the tenant's run ids handed to a worker and not yet seen terminal (pruned when counted)."""
+        return f"{self.prefix}:tenant:{tenant}:running"
+
+    def tenant_queue(self, tenant: str) -> str:
+        """List of the tenant's run ids waiting for a worker, oldest first."""
+        return f"{self.prefix}:tenant:{tenant}:queue"
+
+    def tenant_submissions(self, tenant: str) -> str:
+        """Sorted set run id -> acceptance time (ms): the sliding window of the submission rate."""
+        return f"{self.prefix}:tenant:{tenant}:submissions"
+
+    def tenant_uploads(self, tenant: str, day: str) -> str:
+        """Upload bytes of the tenant on one UTC day (``YYYYMMDD``), expiring after it."""
+        return f"{self.prefix}:tenant:{tenant}:uploads:{day}"
+
+    def dispatch_tenants(self) -> str:
+        """List of tenants with waiting runs: the round-robin ring of the fair dispatcher."""
+        return f"{self.prefix}:dispatch:tenants"
+
+    def template(self, method: str) -> tuple[str, str]:
+        """(prefix, suffix) of a one-argument key method, for Lua scripts that build the key of an id they read
+        (``prefix .. id .. suffix``): the key names still come from this module only."""
+        before, _, after = getattr(self, method)("\0").partition("\0")
+        return before, after
+

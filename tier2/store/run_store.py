@@ -21,6 +21,7 @@ from redis.exceptions import ConnectionError, RedisError, ResponseError, Timeout
 from tier2.errors import RedisUnavailable, StaleLease
 from tier2.events import EVENT_ADAPTER, Tier2Event
 from tier2.store.keys import SCHEMA_VERSION, Keys
+from tier2.store.quotas import ADMIT_LUA, Admission
 
 __all__ = ["Accepted", "Fence", "RunStore"]
 
@@ -41,9 +42,10 @@ return seq
 
 # Accept = durable (transactional outbox): the idempotency record (optional), the run record, the index entry,
 # the project's one-writer marker and the dispatch entry workers consume are written in one script, or none is.
-# KEYS: idem (or ''), run, runs index, project active marker, dispatch stream, thread (or ''), thread runs.
-# ARGV: idem JSON, run JSON, created_at, run id, dispatch (1/0), thread JSON.
-_CREATE = """
+# KEYS: idem (or ''), run, runs index, project active marker, dispatch stream, thread (or ''), thread runs,
+#       tenant active set and submissions window (or '', '': no tenant limits; `store.quotas`).
+# ARGV: idem JSON, run JSON, created_at, run id, dispatch (1/0), thread JSON, tenant, admission JSON (or '').
+_CREATE = ADMIT_LUA + """
 if KEYS[1] ~= '' then
   local existing = redis.call('GET', KEYS[1])
   if existing then return {'replay', existing} end
@@ -53,6 +55,11 @@ local active = redis.call('GET', KEYS[4])
 if active and active ~= ARGV[4] then
   return {'busy', active}
 end
+local quota = ARGV[8] ~= '' and cjson.decode(ARGV[8]) or nil
+if quota then
+  local refused = tenant_admit(quota, KEYS[8], KEYS[9])
+  if refused then return refused end
+end
 if KEYS[1] ~= '' then redis.call('SET', KEYS[1], ARGV[1]) end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
@@ -61,7 +68,8 @@ if KEYS[6] ~= '' then
   redis.call('SET', KEYS[6], ARGV[6], 'NX')
   redis.call('RPUSH', KEYS[7], ARGV[4])
 end
-if ARGV[5] == '1' then redis.call('XADD', KEYS[5], '*', 'run_id', ARGV[4]) end
+if quota then tenant_admitted(quota, KEYS[8], KEYS[9], ARGV[4]) end
+if ARGV[5] == '1' then redis.call('XADD', KEYS[5], '*', 'run_id', ARGV[4], 'tenant', ARGV[7]) end
 return {'created', ''}
 """
 
@@ -84,11 +92,14 @@ class Fence:
 
 @dataclass(frozen=True)
 class Accepted:
-    """Outcome of `RunStore.accept_run`: ``created``, ``replay`` (same Idempotency-Key) or ``busy`` (project)."""
+    """Outcome of `RunStore.accept_run`: ``created``, ``replay`` (same Idempotency-Key), ``busy`` (project), or
+    a tenant limit (`store.quotas`): ``queue_full`` (``detail``: runs in flight) or ``rate_limited``
+    (``detail``: time in ms of the oldest submission in the window)."""
 
     outcome: str
     idempotency: dict[str, Any] | None = None
     active_run: str | None = None
+    detail: str = ""
 
 
 class RunStore:
@@ -111,10 +122,12 @@ class RunStore:
         self, run_id: str, record: dict[str, Any], *, project_id: str, dispatch: bool,
         tenant: str | None = None, idem_key: str | None = None, body_sha: str = "",
         response: dict[str, Any] | None = None, thread: tuple[str, dict[str, Any]] | None = None,
+        admission: Admission | None = None,
     ) -> Accepted:
         """Commit a new run atomically: record, index, one-writer marker of its project, optional idempotency
         record and (``dispatch``) the outbox entry a worker will take. Nothing is written when the key was used
-        already (``replay``, with the stored record) or another run is writing the project (``busy``)."""
+        already (``replay``, with the stored record), another run is writing the project (``busy``) or the
+        tenant is at a limit of ``admission`` (``queue_full``, ``rate_limited``)."""
         now = time.time()
         payload = {"schema_version": SCHEMA_VERSION, "run_id": run_id, "created_at": now, **record}
         idem = {"schema_version": SCHEMA_VERSION, "body_sha": body_sha, "run_id": run_id, "response": response}
@@ -126,9 +139,11 @@ class RunStore:
         try:
             outcome, extra = await self._create(
                 keys=[idem_key_name, k.run(run_id), k.runs_index(), k.project_active(project_id), k.dispatch(),
-                      k.thread(thread_id) if thread_id else "", k.thread_runs(thread_id) if thread_id else ""],
+                      k.thread(thread_id) if thread_id else "", k.thread_runs(thread_id) if thread_id else "",
+                      *(admission.script_keys(k) if admission is not None else ["", ""])],
                 args=[json.dumps(idem), json.dumps(payload), now, run_id, "1" if dispatch else "0",
-                      json.dumps(thread_payload)],
+                      json.dumps(thread_payload), tenant or "",
+                      admission.script_config(k, now) if admission is not None else ""],
             )
         except (RedisError, OSError) as exc:
             raise RedisUnavailable(f"cannot write run record: {exc}") from exc
@@ -136,6 +151,8 @@ class RunStore:
             return Accepted("replay", idempotency=json.loads(extra))
         if outcome == "busy":
             return Accepted("busy", active_run=extra)
+        if outcome in ("queue_full", "rate_limited"):
+            return Accepted(outcome, detail=str(extra))
         return Accepted("created", idempotency=idem)
 
     async def release_project(self, project_id: str, run_id: str) -> None:

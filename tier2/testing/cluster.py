@@ -45,6 +45,10 @@ def wait_until(check: Callable[[], Any], timeout: float, what: str, every: float
     raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
+#: Drills and benchmarks submit their runs at once as the local tenant: measure the platform, not the quotas.
+_DRILL_TENANT = "[tenants.overrides.local]\nmax_queued = 1000\nsubmissions_per_minute = 600\nmax_running = 64\n"
+
+
 class LocalCluster:
     """``root``: scratch directory (config copy, workspaces, logs, Redis data)."""
 
@@ -55,6 +59,7 @@ class LocalCluster:
         shutil.copytree(REPO_ROOT / "config", self.config, dirs_exist_ok=True)
         if policy:
             (self.config / "policy" / "zz-cluster.yaml").write_text(yaml.safe_dump(policy))
+        (self.config / "security" / "zz-cluster.toml").write_text(_DRILL_TENANT)
         self.redis: EmbeddedRedis | None = None
         if redis_url is None:
             self.redis = EmbeddedRedis(root / "redis")

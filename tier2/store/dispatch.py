@@ -1,0 +1,103 @@
+"""Fair dispatch: which accepted run a worker starts next (round-robin over tenants, ``max_running`` each).
+
+The dispatch stream (`Keys.dispatch`, consumer group `DISPATCH_GROUP`) stays the outbox *and* the reclaim
+mechanism; it carries two kinds of entry:
+
+* **inbox** entries, written by `RunStore.accept_run` atomically with the run record (``run_id``, ``tenant``);
+* **started** entries (``picked=1``), one per run handed to a worker: pending for that worker until it
+  acknowledges the run's end, so a killed worker's run is reclaimed by ``XAUTOCLAIM`` exactly as before.
+
+One Lua script (`_TAKE`) does the whole selection atomically: it drains new inbox entries into per-tenant FIFO
+queues (acknowledging them at once, so they are never reclaimed as runs), then walks the ring of tenants with
+waiting runs, rotating it, and takes the head of the first tenant below its ``max_running`` (a run whose cancel
+was requested is taken anyway: it ends at once). The taken run is written as a started entry and read into the
+worker's pending list in the same script. A tenant's backlog therefore waits for its own turn in the ring and
+never delays another tenant by more than one run per tenant ahead of it.
+
+Runs in flight per tenant are a self-healing SET pruned of terminal runs when counted (`store.quotas`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import redis.asyncio as aioredis
+
+from tier2.events import TERMINAL_STATUSES
+from tier2.store.keys import DISPATCH_GROUP, Keys
+from tier2.store.quotas import LIVE_COUNT_LUA
+
+__all__ = ["Dispatcher"]
+
+# KEYS: dispatch stream, tenant ring. ARGV: group, consumer, config JSON (key templates, max_running table).
+# Returns {entry id, run id} for a taken run, or {'', last stream id} when nothing can start now.
+_TAKE = LIVE_COUNT_LUA + """
+local cfg = cjson.decode(ARGV[3])
+local group, consumer, stream, ring = ARGV[1], ARGV[2], KEYS[1], KEYS[2]
+local function key(tpl, id) return tpl[1] .. id .. tpl[2] end
+while true do  -- drain the inbox into per-tenant queues
+  local got = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', 100, 'STREAMS', stream, '>')
+  if not got then break end
+  for _, entry in ipairs(got[1][2]) do
+    local f, run_id, tenant, picked = entry[2], nil, '', false
+    for i = 1, #f, 2 do
+      if f[i] == 'run_id' then run_id = f[i + 1] elseif f[i] == 'tenant' then tenant = f[i + 1]
+      elseif f[i] == 'picked' then picked = true end
+    end
+    redis.call('XACK', stream, group, entry[1])
+    if run_id and not picked then
+      redis.call('RPUSH', key(cfg.queue, tenant), run_id)
+      if not redis.call('LPOS', ring, tenant) then redis.call('RPUSH', ring, tenant) end
+    end
+  end
+end
+for _ = 1, redis.call('LLEN', ring) do
+  local tenant = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+  local queue = key(cfg.queue, tenant)
+  local head = redis.call('LINDEX', queue, 0)
+  if not head then
+    redis.call('LREM', ring, 0, tenant)
+  else
+    local running = key(cfg.running, tenant)
+    local limit = cfg.max_running[tenant] or cfg.max_running['']
+    if live_count(cfg, running) < limit or redis.call('EXISTS', key(cfg.cancel, head)) == 1 then
+      redis.call('LPOP', queue)
+      if redis.call('LLEN', queue) == 0 then redis.call('LREM', ring, 0, tenant) end
+      redis.call('SADD', running, head)
+      redis.call('XADD', stream, '*', 'run_id', head, 'tenant', tenant, 'picked', '1')
+      local got = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', 1, 'STREAMS', stream, '>')
+      return {got[1][2][1][1], head}
+    end
+  end
+end
+local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
+return {'', last[1] and last[1][1] or '0-0'}
+"""
+
+
+class Dispatcher:
+    """Takes the next run for a worker, fairly across tenants (see the module docstring)."""
+
+    def __init__(self, client: aioredis.Redis, keys: Keys, max_running: Mapping[str, int]) -> None:
+        """``max_running``: tenant -> runs at once; the ``""`` entry is the default for every other tenant."""
+        self.r, self.keys = client, keys
+        self._take = client.register_script(_TAKE)
+        self._cfg = json.dumps({
+            "run": keys.template("run"), "queue": keys.template("tenant_queue"),
+            "running": keys.template("tenant_running"), "cancel": keys.template("run_cancel"),
+            "terminal": sorted(TERMINAL_STATUSES), "max_running": dict(max_running),
+        })
+
+    async def take(self, consumer: str, block_ms: int) -> tuple[str, str] | None:
+        """(entry id, run id) of the run this consumer starts now — the entry is pending for it until acked —
+        or None after waiting up to ``block_ms`` for a new entry without one becoming startable."""
+        entry_id, value = await self._take(keys=[self.keys.dispatch(), self.keys.dispatch_tenants()],
+                                           args=[DISPATCH_GROUP, consumer, self._cfg])
+        if entry_id:
+            return entry_id, value
+        # wait for the next entry (a new submission, or another worker's start: cheap spurious wake-ups)
+        await self.r.xread({self.keys.dispatch(): value}, count=1, block=block_ms)
+        entry_id, value = await self._take(keys=[self.keys.dispatch(), self.keys.dispatch_tenants()],
+                                           args=[DISPATCH_GROUP, consumer, self._cfg])
+        return (entry_id, value) if entry_id else None
