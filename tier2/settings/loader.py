@@ -67,11 +67,17 @@ class RedisConfig(BaseModel):
 
 
 class ImportConfig(BaseModel):
+    """Limits of POST /v1/projects (`tier2.workspace.importer`), enforced while the upload streams and unpacks."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
-    max_upload_bytes: int = 50_000_000
-    max_files: int = 2000
-    max_file_bytes: int = 20_000_000
-    max_total_bytes: int = 100_000_000
+    max_upload_bytes: int = Field(default=50_000_000, gt=0)
+    max_files: int = Field(default=2000, gt=0)  # archive entries (directories included)
+    max_file_bytes: int = Field(default=20_000_000, gt=0)
+    max_total_bytes: int = Field(default=100_000_000, gt=0)
+    #: unpacked bytes per compressed byte, per zip entry and over the whole archive (past the first MB)
+    max_ratio: float = Field(default=100.0, gt=1, allow_inf_nan=False)
+    max_name_chars: int = Field(default=240, gt=0, le=4096)  # an entry's whole path
+    max_depth: int = Field(default=24, gt=0)  # path components of an entry
 
 
 class SecurityConfig(BaseModel):
@@ -187,9 +193,11 @@ class BudgetOverride(BaseModel):
     """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    usd: float | None = Field(default=None, gt=0, description="USD cap for the run (all agents together)")
-    tokens: int | None = Field(default=None, gt=0, description="input+output token cap for the run")
-    deadline_s: float | None = Field(default=None, gt=0, description="wall-clock limit of the run in seconds")
+    usd: float | None = Field(default=None, gt=0, le=100_000, allow_inf_nan=False,
+                              description="USD cap for the run (all agents together)")
+    tokens: int | None = Field(default=None, gt=0, le=10**12, description="input+output token cap for the run")
+    deadline_s: float | None = Field(default=None, gt=0, le=30 * 86_400, allow_inf_nan=False,
+                                     description="wall-clock limit of the run in seconds")
 
 
 class Policy(BaseModel):
