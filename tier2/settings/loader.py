@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     import_root: Path | None = None
     #: prefix of every tier2 Redis key (several deployments, or test suites, can share one Redis)
     key_prefix: str = Field(default="tier2", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    #: serve /docs, /redoc and /openapi.json without an API key (default: they need one, like every route)
+    public_docs: bool = False
 
 
 class BriefLimits(BaseModel):
