@@ -283,7 +283,7 @@ def _assert_no_host_details(doc: Any, ws: Path) -> None:
 async def test_run_views_have_no_pid_host_or_server_path(service: httpx.AsyncClient, delivered: str,
                                                          ws: Path) -> None:
     run = (await service.get(f"/v1/runs/{delivered}", headers=A)).json()
-    assert run["status"] == "delivered" and run["attempts"] and run["attempts"][0]["worker"].startswith("w-")
+    assert run["status"] == "delivered" and run["attempts"] and run["attempts"][0]["worker"].startswith("worker-")
     delivery = (await service.get(f"/v1/runs/{delivered}/delivery", headers=A)).json()
     assert delivery["preview"]["url"] == f"/v1/runs/{delivered}/artifacts/dist/index.html"
     assert delivery["build"]["bundle_path"] == "dist/bundle.js"

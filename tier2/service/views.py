@@ -4,7 +4,7 @@ Stored run records, attempts, threads, events and ``delivery.json`` carry operat
 worker names (``<host>-<pid>-…``), absolute server paths — that a tenant must not see. Each view here builds
 the public dict from the fields it lists; a field added to a stored record stays private until it is added to
 a view. Paths inside the project become project-relative (``dist/index.html``), files the API serves get their
-artifact URL, worker names become a stable hash, and remaining server roots or pids inside free text (a stop
+artifact URL, worker names lose their host and pid, and remaining server roots or pids inside free text (a stop
 reason, a tool summary) are masked.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +25,26 @@ _RUN_FIELDS = ("schema_version", "run_id", "status", "phase", "brief", "project_
 _ATTEMPT_FIELDS = ("attempt", "started_at", "ended_at", "outcome", "detail", "resumed_from", "stage")
 _THREAD_FIELDS = ("thread_id", "tenant", "project_id", "created_at")
 _THREAD_RUN_FIELDS = ("run_id", "status", "brief", "stop_reason", "created_at")
+_DEFAULT_WORKER = re.compile(r"^.+-\d+-([0-9a-f]{6})$")
+_HOST = socket.gethostname() if len(socket.gethostname()) >= 4 else ""
 _PID = re.compile(r"\bpid[ =:]*\d+")
 #: an absolute path of two or more components not covered by a known root: only its last component is shown
 _ABS_PATH = re.compile(r"(?<![\w:/.~-])/(?!v1/)(?:[\w.@+~-]+/)+([\w.@+~-]*)")  # API URLs (/v1/...) stay
 
 
 def public_worker(name: object) -> str | None:
-    """A stable, opaque id for a worker (its name holds the host and pid)."""
-    return "w-" + hashlib.sha256(str(name).encode()).hexdigest()[:12] if name else None
+    """A worker's name without host or pid: a default name (``<host>-<pid>-<hex6>``, `runs.worker.worker_name`)
+    becomes ``worker-<hex6>``; a name the operator chose (``tier2 worker --name w1``) is shown as it is, unless it
+    holds this host's name, then it becomes an opaque hash."""
+    if not name:
+        return None
+    text = str(name)
+    default = _DEFAULT_WORKER.match(text)
+    if default:
+        return f"worker-{default.group(1)}"
+    if _HOST and _HOST in text:
+        return "w-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    return text
 
 
 class PathMask:
