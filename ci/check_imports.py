@@ -20,7 +20,7 @@ RANKS: dict[str, int] = {
     "tools": 5,
     "assembly": 6, "design": 6,
     "runs": 7,
-    "service": 8, "agentscope_ext": 8,
+    "service": 8,
     "app": 9, "testing": 9,
     "cli": 10,
     "__main__": 11, "__init__": 11,

@@ -1,4 +1,10 @@
-"""Composition root: AgentScope's `create_app` with tier2's backends, extension points and routers. Wiring only."""
+"""Composition root: AgentScope's `create_app` with tier2's backends and routers. Wiring only.
+
+`create_app` is the factory for the storage, message bus and lifespan; the routes it mounts (``/agent/``,
+``/chat/``, ``/sessions/``, ``/credential/``, ``/workspace/``, models, schedules, knowledge bases) would run agents
+and show credentials outside tier2's controls (budget, breakers, tenants), so they are not served: the router is
+emptied and only tier2's routes are added (`TIER2_ROUTES` lists them).
+"""
 
 from __future__ import annotations
 
@@ -9,27 +15,46 @@ from collections.abc import AsyncIterator
 from urllib.parse import urlparse
 
 from agentscope.app import create_app
-from agentscope.app.deps import get_current_user_id
 from agentscope.app.message_bus import RedisMessageBus
 from agentscope.app.storage import RedisStorage
 from fastapi import FastAPI
 
 from tier2 import __version__
-from tier2.agentscope_ext import Tier2Agent, game_tools_factory
 from tier2.models.offline import OfflineCredential
 from tier2.packs import load_pack
 from tier2.runs import open_runtime
 from tier2.runs.owner import sweep_orphans
 from tier2.runs.worker import Worker, ensure_group
 from tier2.service import health, projects, runs, trajectory
-from tier2.service.auth import tenant_of
+from tier2.service.docs import docs_router
+from tier2.service.errors import install_error_handlers
 from tier2.settings.api_keys import ApiKeys
 from tier2.settings.loader import Settings
 from tier2.workspace import ProjectWorkspaceManager
 
-__all__ = ["build_app"]
+__all__ = ["build_app", "served_routes", "TIER2_ROUTES"]
 
 log = logging.getLogger(__name__)
+
+#: every (method, path) the service answers; anything else is a 404
+TIER2_ROUTES: frozenset[tuple[str, str]] = frozenset({
+    ("GET", "/healthz"), ("GET", "/v1/health"), ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/redoc"),
+    ("POST", "/v1/runs"), ("GET", "/v1/runs/{run_id}"), ("POST", "/v1/runs/{run_id}/cancel"),
+    ("POST", "/v1/runs/{run_id}/stream-token"), ("GET", "/v1/runs/{run_id}/events"),
+    ("GET", "/v1/runs/{run_id}/delivery"), ("GET", "/v1/runs/{run_id}/artifacts/{name:path}"),
+    ("GET", "/v1/runs/{run_id}/trajectory"), ("GET", "/v1/threads/{thread_id}"), ("POST", "/v1/projects"),
+    ("GET", "/v1/projects/{project_id}"),
+})
+
+
+def served_routes(app: FastAPI) -> set[tuple[str, str]]:
+    """Every (method, path) the app routes, included routers expanded (HEAD left out)."""
+    out: set[tuple[str, str]] = set()
+    for route in app.router.routes:
+        contexts = route.effective_route_contexts() if hasattr(route, "effective_route_contexts") else [route]
+        for ctx in contexts:
+            out |= {(m, getattr(ctx, "path", "?")) for m in (getattr(ctx, "methods", None) or {"*"}) if m != "HEAD"}
+    return out
 
 
 def _redis_params(url: str) -> dict[str, object]:
@@ -45,15 +70,14 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     storage = RedisStorage(**params)  # type: ignore[arg-type]
     bus = RedisMessageBus(**params)  # type: ignore[arg-type]
     pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
-    wsm = ProjectWorkspaceManager(settings.workspaces, pack.skill_dirs)  # AgentScope sessions, per tenant
-    app: FastAPI
-
+    wsm = ProjectWorkspaceManager(settings.workspaces, pack.skill_dirs)  # required by create_app's lifespan
     app = create_app(
         storage=storage, message_bus=bus, workspace_manager=wsm, enable_index_worker=False,
-        extra_credentials=[OfflineCredential], custom_agent_cls=Tier2Agent,
-        extra_agent_tools=game_tools_factory(storage, wsm, lambda: app.state.tier2),
-        title="tier2", version=__version__,
+        extra_credentials=[OfflineCredential], title="tier2", version=__version__,
     )
+    dropped = sorted(served_routes(app))
+    app.router.routes.clear()  # AgentScope's routers and FastAPI's unauthenticated docs: see the module doc
+    log.debug("not serving AgentScope/FastAPI routes: %s", ", ".join(f"{m} {p}" for m, p in dropped))
     agentscope_lifespan = app.router.lifespan_context
 
     @contextlib.asynccontextmanager
@@ -80,9 +104,11 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     app.router.lifespan_context = lifespan
     app.state.tier2_api_keys = ApiKeys.from_env()
     app.state.tier2_workers = []
-    app.dependency_overrides[get_current_user_id] = tenant_of  # AgentScope's routes use the same tenants
+    install_error_handlers(app)
     app.include_router(health.router)
+    app.include_router(health.authed_router)
     app.include_router(runs.router)
     app.include_router(projects.router)
     app.include_router(trajectory.router)
+    app.include_router(docs_router(public=settings.public_docs))
     return app

@@ -7,11 +7,15 @@ run failures). Every tier2 error derives from ``Tier2Error``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from enum import StrEnum
+
 __all__ = [
     "Tier2Error",
     "AgentFacingError",
     "OperatorError",
     "BadInput",
+    "PayloadTooLarge",
     "SetupError",
     "RedisUnavailable",
     "BrowserUnavailable",
@@ -21,6 +25,8 @@ __all__ = [
     "NotFound",
     "RunLimitReached",
     "StaleLease",
+    "ErrorCode",
+    "ApiError",
 ]
 
 
@@ -43,6 +49,10 @@ class OperatorError(Tier2Error):
 
 class BadInput(OperatorError):
     """The caller sent something invalid (empty or oversized brief, bad path...)."""
+
+
+class PayloadTooLarge(BadInput):
+    """The caller sent more than a limit allows (upload bytes, archive entries, unpacked size, ratio)."""
 
 
 class NotFound(OperatorError):
@@ -86,3 +96,29 @@ class RunLimitReached(Tier2Error):
 
 class StaleLease(Tier2Error):
     """This worker's lease on a run was taken over (its fencing token is no longer current): stop writing."""
+
+
+class ErrorCode(StrEnum):
+    """Stable ``error.code`` values of every HTTP error response (``{"error": {"code", "message"}}``)."""
+
+    INVALID_REQUEST = "invalid_request"  # 400/422: malformed JSON, bad field, bad brief, bad archive
+    UNAUTHORIZED = "unauthorized"  # 401: missing or unknown API key / stream token
+    FORBIDDEN = "forbidden"  # 403
+    NOT_FOUND = "not_found"  # 404: unknown route, or an id that is not the caller's
+    METHOD_NOT_ALLOWED = "method_not_allowed"  # 405
+    CONFLICT = "conflict"  # 409: idempotency key reuse, one writer per project, run already ended
+    PAYLOAD_TOO_LARGE = "payload_too_large"  # 413: upload or unpacked archive over a limit
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415
+    RATE_LIMITED = "rate_limited"  # 429: tenant quota (send Retry-After)
+    INTERNAL_ERROR = "internal_error"  # 500: a bug; the details are in the server log only
+    SERVICE_UNAVAILABLE = "service_unavailable"  # 503: Redis, browser or toolchain unavailable
+
+
+class ApiError(OperatorError):
+    """An error with its HTTP answer: ``raise ApiError(ErrorCode.RATE_LIMITED, 429, "quota...",
+    headers={"Retry-After": "30"})``. ``message`` is shown to the client: no paths, no exception text."""
+
+    def __init__(self, code: ErrorCode, status: int, message: str, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code, self.status, self.message = ErrorCode(code), status, message
+        self.headers = dict(headers or {})

@@ -55,14 +55,14 @@ def project_tables(project: Path) -> dict[str, Any]:
 
 
 @contextlib.asynccontextmanager
-async def serve_in_process(settings: Settings, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+async def serve_in_process(settings: Settings, redis_url: str, workers: int = 1) -> AsyncIterator[httpx.AsyncClient]:
     """The real service (``build_app``) on uvicorn in this event loop, on a free loopback port; yields a client."""
     from tier2.app import build_app
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url), host="127.0.0.1", port=port,
+    server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url, workers), host="127.0.0.1", port=port,
                                            log_level="warning", lifespan="on"))
     task = asyncio.create_task(server.serve())
     for _ in range(400):

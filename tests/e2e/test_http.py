@@ -21,8 +21,13 @@ POTION = "a potion shop tycoon where I brew potions from herbs and sell them to 
 
 
 @pytest.fixture(scope="module")
-async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    settings = Settings(workspaces=tmp_path_factory.mktemp("http-ws"), redis_url=redis_url)
+def http_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("http-ws")
+
+
+@pytest.fixture(scope="module")
+async def service(http_ws: Path, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    settings = Settings(workspaces=http_ws, redis_url=redis_url)
     async with serve_in_process(settings, redis_url) as client:
         yield client
 
@@ -44,15 +49,16 @@ async def _sse(client: httpx.AsyncClient, run_id: str, headers: dict[str, str] |
     return frames
 
 
-async def test_health_and_agentscope_routes_are_served(service: httpx.AsyncClient) -> None:
+async def test_health_is_minimal_and_only_tier2_routes_are_served(service: httpx.AsyncClient) -> None:
     r = await service.get("/healthz")
-    assert r.status_code == 200, r.text
-    body = r.json()
+    assert r.status_code == 200 and r.json() == {"status": "ok"}, r.text
+    body = (await service.get("/v1/health")).json()  # the details (local mode: no key needed)
     assert body["ok"] and body["redis"]["ok"] and body["browser"]["version"] and body["toolchain"]["pack"]
-    r = await service.get("/agent/", headers={"X-User-ID": "u1"})  # AgentScope's own routes are mounted
-    assert r.status_code == 200
+    assert "/" not in body["browser"]["executable"]
+    r = await service.get("/agent/", headers={"X-User-ID": "u1"})  # AgentScope's own routes are not mounted
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
     paths = (await service.get("/openapi.json")).json()["paths"]
-    assert {"/v1/runs", "/v1/runs/{run_id}/events", "/healthz", "/chat/"} <= set(paths)
+    assert {"/v1/runs", "/v1/runs/{run_id}/events", "/healthz"} <= set(paths) and "/chat/" not in paths
 
 
 async def test_bad_requests_get_clear_errors(service: httpx.AsyncClient) -> None:
@@ -93,7 +99,9 @@ async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncCl
         assert (await service.get(f"/v1/runs/{run_id}/artifacts/{bad}")).status_code == 404, bad
     seen = await play_in_chromium(pool, f"{service.base_url}/v1/runs/{run_id}/artifacts/dist/index.html")
     assert seen["errors"] == [] and seen["after"]["money"] < seen["before"]["money"]
-    assert Path(delivery["preview"]["path"]).exists()
+    assert delivery["preview"] == {"path": "dist/index.html",
+                                   "url": f"/v1/runs/{run_id}/artifacts/dist/index.html"}
+    assert (await service.get(delivery["preview"]["url"])).status_code == 200
 
 
 EVENT_TYPES = [cls.model_fields["type"].default for cls in typing.get_args(typing.get_args(Tier2Event)[0])]
@@ -137,7 +145,7 @@ async def _terminal(client: httpx.AsyncClient, run_id: str) -> dict:
 
 
 async def test_follow_up_in_a_thread_continues_the_conversation_on_the_same_project(
-        service: httpx.AsyncClient) -> None:
+        service: httpx.AsyncClient, http_ws: Path) -> None:
     first = (await service.post("/v1/runs", json={"brief": POTION})).json()
     run1 = await _terminal(service, first["run_id"])
     follow = await service.post("/v1/runs", json={"brief": "keep the gameplay, make it a snowy frozen tavern",
@@ -148,6 +156,7 @@ async def test_follow_up_in_a_thread_continues_the_conversation_on_the_same_proj
     assert run2["usage"]["input_tokens"] > run1["usage"]["input_tokens"]  # the prior conversation came along
     thread = (await service.get(f"/v1/threads/{first['thread_id']}")).json()
     assert [r["run_id"] for r in thread["runs"]] == [first["run_id"], follow.json()["run_id"]]
-    theme = json.loads((Path(run2["project_dir"]) / "data/theme.json").read_text())
+    assert "project_dir" not in run2
+    theme = json.loads((http_ws / "projects" / first["project_id"] / "data/theme.json").read_text())
     assert "snow" in json.dumps(theme).lower() or "frozen" in json.dumps(theme).lower()
     assert (await service.get("/v1/threads/t-unknown")).status_code == 404

@@ -52,12 +52,17 @@ async def _wait_terminal(client: httpx.AsyncClient, run_id: str, headers: dict) 
 
 async def test_every_route_needs_a_valid_key(service: httpx.AsyncClient) -> None:
     for method, path in (("POST", "/v1/runs"), ("GET", "/v1/runs/r-x"), ("GET", "/v1/runs/r-x/events"),
-                         ("POST", "/v1/runs/r-x/cancel"), ("GET", "/agent/"), ("GET", "/sessions/?agent_id=a")):
+                         ("POST", "/v1/runs/r-x/cancel"), ("GET", "/v1/health"), ("GET", "/docs"),
+                         ("GET", "/redoc"), ("GET", "/openapi.json"), ("POST", "/v1/projects"),
+                         ("GET", "/v1/threads/t-x"), ("GET", "/v1/runs/r-x/trajectory")):
         r = await service.request(method, path, json={"brief": POTION} if method == "POST" else None)
         assert r.status_code == 401, (method, path, r.status_code)
+        assert r.json()["error"]["code"] == "unauthorized"
         r = await service.request(method, path, headers={"Authorization": "Bearer wrong-key-000"})
         assert r.status_code == 401, (method, path)
-    assert (await service.get("/agent/", headers=A)).status_code == 200   # AgentScope's routes use the tenant
+    assert (await service.get("/openapi.json", headers=A)).status_code == 200
+    for path in ("/agent/", "/sessions/?agent_id=a", "/credential/"):  # AgentScope's routes are not served
+        assert (await service.get(path, headers=A)).status_code == 404, path
 
 
 async def test_idempotent_submit_and_tenant_isolation(service: httpx.AsyncClient) -> None:
@@ -149,7 +154,7 @@ async def test_load_a_project_from_an_archive_and_run_on_it(service: httpx.Async
 
 @pytest.mark.parametrize(("body", "ctype", "status", "needle"), [
     (b"not an archive", "application/zip", 422, "neither a zip nor a tar"),
-    (b"{}", "text/plain", 422, "unsupported Content-Type"),
+    (b"{}", "text/plain", 415, "unsupported Content-Type"),
     (b'{"path": "/etc"}', "application/json", 422, "outside the import root"),
     (b"x" * 2_100_000, "application/zip", 413, "limit"),
 ])

@@ -1,23 +1,31 @@
-"""Readiness of what a run needs: Redis, Chromium, the pack toolchain. ``GET /healthz`` and ``tier2 doctor``."""
+"""Readiness of what a run needs: Redis, Chromium, the pack toolchain.
+
+``GET /healthz`` (public) says only ``ok``/``degraded``; ``GET /v1/health`` (with a key) and ``tier2 doctor`` give
+the details."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import Tier2Error
 from tier2.packs import load_pack
+from tier2.service.auth import tenant_of
 from tier2.settings.loader import Settings, load_security
 
-__all__ = ["router", "check_health"]
+__all__ = ["router", "authed_router", "check_health"]
 
+#: mounted without authentication (only ``GET /healthz``)
 router = APIRouter(tags=["health"])
+#: mounted behind the API key like every other route
+authed_router = APIRouter(tags=["health"], dependencies=[Depends(tenant_of)])
 
 
 async def _redis(url: str) -> dict[str, Any]:
@@ -74,8 +82,25 @@ async def check_health(
     return {"ok": all(p["ok"] for p in parts.values()), **parts}
 
 
-@router.get("/healthz")
+def _without_paths(value: Any) -> Any:
+    """The detailed report for API callers: executables by name, not by server path."""
+    if isinstance(value, dict):
+        return {k: (Path(v).name if k in ("executable", "esbuild") and isinstance(v, str) else _without_paths(v))
+                for k, v in value.items()}
+    return value
+
+
+@router.get("/healthz", tags=["health"])
 async def healthz(request: Request) -> JSONResponse:
+    """Public readiness probe: ``{"status": "ok"}`` (200) or ``{"status": "degraded"}`` (503), nothing else."""
+    rt = request.app.state.tier2
+    health = await check_health(rt.settings, rt.redis_url, rt.pool, launch_browser=False)
+    return JSONResponse({"status": "ok" if health["ok"] else "degraded"}, status_code=200 if health["ok"] else 503)
+
+
+@authed_router.get("/v1/health")
+async def health_detail(request: Request) -> JSONResponse:
+    """Redis, browser (launched: its version) and toolchain readiness, with versions; needs a key."""
     rt = request.app.state.tier2
     health = await check_health(rt.settings, rt.redis_url, rt.pool, launch_browser=True)
-    return JSONResponse(health, status_code=200 if health["ok"] else 503)
+    return JSONResponse(_without_paths(health), status_code=200 if health["ok"] else 503)

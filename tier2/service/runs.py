@@ -10,16 +10,18 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from fastapi.responses import FileResponse, Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from tier2.errors import BadInput, ModelRouteError
+from tier2.errors import ApiError, BadInput, ErrorCode
 from tier2.events import TERMINAL_STATUSES, CancelRequested
 from tier2.runs import Runtime, validate_brief
 from tier2.runs.generate import new_run_id
@@ -27,7 +29,10 @@ from tier2.runs.tenancy import RouteNotAllowed, admit_run, refusal
 from tier2.service.auth import sign_stream_token, stream_tenant, tenant_of
 from tier2.service.limits import tenant_http_error
 from tier2.service.projects import project_or_404
-from tier2.settings.loader import BudgetOverride
+from tier2.service.text import IDENT_RE as _IDENT
+from tier2.service.text import Ident, Line, Text, check_text
+from tier2.service.views import PathMask, public_delivery, public_event, public_run, public_thread
+from tier2.settings.loader import REPO_ROOT, BudgetOverride
 from tier2.store.leases import LeaseStore
 from tier2.workspace.projects import project_id_for
 
@@ -40,16 +45,20 @@ _ARTIFACTS = {"delivery.json", "screenshot.png"}
 _HEARTBEAT_S = 15.0
 _BLOCK_MS = 1000  # XREAD BLOCK: a new event reaches the client at once, an idle stream costs one call a second
 _RETRY_MS = 500
+_MAX_EVENT_ID = 2**53  # a Last-Event-ID / ?after= beyond any real event id
+_EVENT_ID = re.compile(r"^[0-9]{1,16}$")
 
 
 class RunCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    brief: str = Field(description="The game brief, a sentence or a few paragraphs")
-    model: str | None = Field(default=None, description="Model route from config/policy/models.yaml")
-    project_id: str | None = Field(default=None, max_length=64,
-                                   description="Run on a loaded project (POST /v1/projects) instead of a new one")
-    thread_id: str | None = Field(default=None, max_length=64,
-                                  description="A follow-up in this thread: same project, the conversation continues")
+    brief: Annotated[Text, StringConstraints(max_length=100_000)] = Field(
+        description="The game brief, a sentence or a few paragraphs (valid UTF-8 text, no NUL/control characters)")
+    model: Annotated[Line, StringConstraints(max_length=128)] | None = Field(
+        default=None, description="Model route from config/policy/models.yaml")
+    project_id: Ident | None = Field(default=None,
+                                     description="Run on a loaded project (POST /v1/projects) instead of a new one")
+    thread_id: Ident | None = Field(default=None,
+                                    description="A follow-up in this thread: same project, the conversation continues")
     budget: BudgetOverride | None = Field(default=None, description="This run's limits (usd, tokens, deadline_s); "
                                                                     "unset ones come from the hot config")
 
@@ -59,10 +68,16 @@ def _rt(request: Request) -> Runtime:
 
 
 async def _run_or_404(rt: Runtime, run_id: str, tenant: str) -> dict[str, Any]:
-    record = await rt.store.get_run(run_id) if len(run_id) <= 64 else None
+    record = await rt.store.get_run(run_id) if re.match(_IDENT, run_id) else None
     if record is None or record.get("tenant") != tenant:  # another tenant's run does not exist for you
-        raise HTTPException(404, f"unknown run {run_id!r}")
+        raise ApiError(ErrorCode.NOT_FOUND, 404, "unknown run")
     return record
+
+
+def _mask(rt: Runtime, record: dict[str, Any]) -> PathMask:
+    st = rt.settings
+    roots = [st.workspaces, st.home, st.packs_dir, st.config_dir, st.skills_dir, REPO_ROOT, Path(tempfile.gettempdir())]
+    return PathMask(record.get("project_dir"), roots)
 
 
 def _body_sha(body: RunCreate) -> str:
@@ -72,19 +87,20 @@ def _body_sha(body: RunCreate) -> str:
 @router.post("/runs", status_code=202)
 async def create_run(
     body: RunCreate, request: Request, response: Response, tenant: str = Depends(tenant_of),
-    idempotency_key: str | None = Header(default=None, alias="Idempotency-Key", max_length=200),
+    idempotency_key: str | None = Header(default=None, alias="Idempotency-Key", min_length=1, max_length=200),
 ) -> dict[str, Any]:
     """Accept a brief. With ``Idempotency-Key`` a retry with the same body returns the same run and response;
     the same key with a different body is a 409. The run record is durable before this returns."""
     rt = _rt(request)
+    if idempotency_key is not None:
+        check_text(idempotency_key, "Idempotency-Key")
+    brief = validate_brief(body.brief, rt.security.brief)  # BadInput / ModelRouteError: 422 (service.errors)
+    policy = rt.policies.snapshot()
+    policy.route(body.model)
     try:
-        brief = validate_brief(body.brief, rt.security.brief)
-        rt.policies.snapshot().route(body.model)
-        admitted = admit_run(rt.security, rt.policies.snapshot(), tenant, body.model, body.budget)
+        admitted = admit_run(rt.security, policy, tenant, body.model, body.budget)
     except RouteNotAllowed as exc:
-        raise HTTPException(403, str(exc)) from exc
-    except (BadInput, ModelRouteError) as exc:
-        raise HTTPException(422, str(exc)) from exc
+        raise ApiError(ErrorCode.FORBIDDEN, 403, str(exc)) from exc
     run_id = new_run_id()
     source_dir: str | None = None
     continues = False
@@ -116,12 +132,12 @@ async def create_run(
     if accepted.outcome == "replay":
         stored = accepted.idempotency or {}
         if stored.get("body_sha") != _body_sha(body):
-            raise HTTPException(409, "Idempotency-Key was already used with a different request body")
+            raise ApiError(ErrorCode.CONFLICT, 409, "Idempotency-Key was already used with a different request body")
         response.headers["Idempotent-Replayed"] = "true"
         return stored["response"]
     if accepted.outcome == "busy":
-        raise HTTPException(409, f"project {project_id} already has a run in progress ({accepted.active_run}); "
-                                 "one writer per project")
+        raise ApiError(ErrorCode.CONFLICT, 409, f"project {project_id} already has a run in progress "
+                                                f"({accepted.active_run}); one writer per project")
     return reply
 
 
@@ -131,9 +147,9 @@ def _options(body: RunCreate) -> dict[str, Any]:
 
 
 async def _thread_or_404(rt: Runtime, thread_id: str, tenant: str) -> dict[str, Any]:
-    record = await rt.store.get_thread(thread_id) if len(thread_id) <= 64 else None
+    record = await rt.store.get_thread(thread_id) if re.match(_IDENT, thread_id) else None
     if record is None or record.get("tenant") != tenant:
-        raise HTTPException(404, f"unknown thread {thread_id!r}")
+        raise ApiError(ErrorCode.NOT_FOUND, 404, "unknown thread")
     return record
 
 
@@ -142,11 +158,8 @@ async def get_thread(thread_id: str, request: Request, tenant: str = Depends(ten
     """The thread (one project, one conversation) and its runs, oldest first."""
     rt = _rt(request)
     thread = await _thread_or_404(rt, thread_id, tenant)
-    runs = []
-    for run_id in await rt.store.thread_runs(thread_id):
-        r = await rt.store.get_run(run_id) or {}
-        runs.append({k: r.get(k) for k in ("run_id", "status", "brief", "stop_reason", "created_at")})
-    return {**thread, "runs": runs}
+    runs = [await rt.store.get_run(run_id) or {} for run_id in await rt.store.thread_runs(thread_id)]
+    return public_thread(thread, thread_id, [public_run(r, [], _mask(rt, r)) for r in runs])
 
 
 @router.get("/runs/{run_id}")
@@ -154,7 +167,7 @@ async def get_run(run_id: str, request: Request, tenant: str = Depends(tenant_of
     """Status, phase, attempt, cost so far (``usage``), stop reason, and every attempt (worker, outcome)."""
     rt = _rt(request)
     record = await _run_or_404(rt, run_id, tenant)
-    return {**record, "attempts": await LeaseStore(rt.store.r, rt.store.keys).attempts(run_id)}
+    return public_run(record, await LeaseStore(rt.store.r, rt.store.keys).attempts(run_id), _mask(rt, record))
 
 
 @router.post("/runs/{run_id}/cancel", status_code=202)
@@ -165,7 +178,7 @@ async def cancel_run(run_id: str, request: Request, tenant: str = Depends(tenant
     rt = _rt(request)
     record = await _run_or_404(rt, run_id, tenant)
     if record.get("status") in TERMINAL_STATUSES:
-        raise HTTPException(409, f"run {run_id} already ended: {record.get('status')}")
+        raise ApiError(ErrorCode.CONFLICT, 409, f"run {run_id} already ended: {record.get('status')}")
     await rt.store.request_cancel(run_id)
     await rt.store.update_run(run_id, cancel_requested=True)
     await rt.store.append_event(CancelRequested(run_id=run_id, by=tenant))
@@ -183,16 +196,19 @@ async def stream_token(run_id: str, request: Request, tenant: str = Depends(tena
 
 @router.get("/runs/{run_id}/events")
 async def run_events(
-    run_id: str, request: Request, after: int | None = Query(default=None, ge=0),
+    run_id: str, request: Request, after: int | None = Query(default=None, ge=0, le=_MAX_EVENT_ID),
     limit: int | None = Query(default=None, ge=1, le=100_000, description="end the stream after N frames"),
-    last_event_id: str | None = Header(default=None, alias="Last-Event-ID"), tenant: str = Depends(stream_tenant),
+    last_event_id: str | None = Header(default=None, alias="Last-Event-ID", max_length=200),
+    tenant: str = Depends(stream_tenant),
 ) -> StreamingResponse:
     """Typed events with monotonic ids. A reconnecting client's ``Last-Event-ID`` wins over ``?after=`` (an
-    EventSource keeps its original URL), so resuming never repeats or skips an event."""
+    EventSource keeps its original URL), so resuming never repeats or skips an event. A ``Last-Event-ID`` that is
+    not an event id (not decimal digits) is ignored, as the SSE spec lets a server do."""
     rt = _rt(request)
-    await _run_or_404(rt, run_id, tenant)
-    if (last_event_id or "").isdigit():
-        cursor = int(last_event_id or 0)
+    record = await _run_or_404(rt, run_id, tenant)
+    mask = _mask(rt, record)
+    if last_event_id is not None and _EVENT_ID.match(last_event_id.strip()):
+        cursor = min(int(last_event_id.strip()), _MAX_EVENT_ID)
     else:
         cursor = after or 0
 
@@ -205,7 +221,8 @@ async def run_events(
             batch = await rt.store.wait_events(run_id, after=pos, block_ms=_BLOCK_MS, count=500)
             for seq, event in batch:
                 pos = seq
-                yield f"id: {seq}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n"
+                data = json.dumps(public_event(event.model_dump(mode="json"), mask), ensure_ascii=False)
+                yield f"id: {seq}\nevent: {event.type}\ndata: {data}\n\n"
                 sent += 1
                 if event.type == "run_finished" or (limit is not None and sent >= limit):
                     return
@@ -226,25 +243,44 @@ async def run_events(
 
 def _project_dir(record: dict[str, Any]) -> Path:
     if not record.get("project_dir"):
-        raise HTTPException(409, "the run has not created its project yet")
+        raise ApiError(ErrorCode.CONFLICT, 409, "the run has not created its project yet")
     return Path(record["project_dir"])
 
 
 @router.get("/runs/{run_id}/delivery")
 async def get_delivery(run_id: str, request: Request, tenant: str = Depends(tenant_of)) -> dict[str, Any]:
-    record = await _run_or_404(_rt(request), run_id, tenant)
+    """The delivery record, with project-relative paths and artifact URLs (``preview.url`` is the game)."""
+    rt = _rt(request)
+    record = await _run_or_404(rt, run_id, tenant)
     path = _project_dir(record) / "delivery.json"
     if record.get("status") not in TERMINAL_STATUSES or not path.exists():
-        raise HTTPException(409, f"run {run_id} is {record.get('status')}: no delivery yet")
-    return json.loads(path.read_text())
+        raise ApiError(ErrorCode.CONFLICT, 409, f"run {run_id} is {record.get('status')}: no delivery yet")
+    return public_delivery(json.loads(path.read_text()), run_id, _mask(rt, record))
+
+
+def _artifact_name(name: str) -> str | None:
+    """``name`` when it can name a file at all (short, clean text, relative), else None."""
+    if not name or len(name) > 512 or name.startswith("/"):
+        return None
+    try:
+        return check_text(name, "artifact name")
+    except BadInput:
+        return None
 
 
 @router.get("/runs/{run_id}/artifacts/{name:path}")
-async def get_artifact(run_id: str, name: str, request: Request, tenant: str = Depends(tenant_of)) -> FileResponse:
+async def get_artifact(run_id: str, name: str, request: Request, tenant: str = Depends(tenant_of)) -> Response:
+    """A file of the run's project: ``dist/*`` (the game), ``screenshot.png``, ``delivery.json`` (the public
+    view, as ``GET /v1/runs/{id}/delivery``)."""
+    if name == "delivery.json":
+        return JSONResponse(await get_delivery(run_id, request, tenant))
     record = await _run_or_404(_rt(request), run_id, tenant)
+    missing = ApiError(ErrorCode.NOT_FOUND, 404, "no such artifact (available: delivery.json, screenshot.png, dist/*)")
+    if _artifact_name(name) is None:
+        raise missing
     root = _project_dir(record).resolve()
     target = (root / name).resolve()
     allowed = name in _ARTIFACTS or target.is_relative_to(root / "dist")
     if not allowed or not target.is_relative_to(root) or not target.is_file():
-        raise HTTPException(404, f"no artifact {name!r} (available: delivery.json, screenshot.png, dist/*)")
+        raise missing
     return FileResponse(target)

@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     import_root: Path | None = None
     #: prefix of every tier2 Redis key (several deployments, or test suites, can share one Redis)
     key_prefix: str = Field(default="tier2", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    #: serve /docs, /redoc and /openapi.json without an API key (default: they need one, like every route)
+    public_docs: bool = False
 
 
 class BriefLimits(BaseModel):
@@ -69,11 +71,17 @@ class RedisConfig(BaseModel):
 
 
 class ImportConfig(BaseModel):
+    """Limits of POST /v1/projects (`tier2.workspace.importer`), enforced while the upload streams and unpacks."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
-    max_upload_bytes: int = 50_000_000
-    max_files: int = 2000
-    max_file_bytes: int = 20_000_000
-    max_total_bytes: int = 100_000_000
+    max_upload_bytes: int = Field(default=50_000_000, gt=0)
+    max_files: int = Field(default=2000, gt=0)  # archive entries (directories included)
+    max_file_bytes: int = Field(default=20_000_000, gt=0)
+    max_total_bytes: int = Field(default=100_000_000, gt=0)
+    #: unpacked bytes per compressed byte, per zip entry and over the whole archive (past the first MB)
+    max_ratio: float = Field(default=100.0, gt=1, allow_inf_nan=False)
+    max_name_chars: int = Field(default=240, gt=0, le=4096)  # an entry's whole path
+    max_depth: int = Field(default=24, gt=0)  # path components of an entry
 
 
 class ToolsConfig(BaseModel):

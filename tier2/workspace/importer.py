@@ -1,24 +1,52 @@
 """Load an existing game project from an uploaded archive or a server directory — safely.
 
-Archives are unpacked entry by entry with every path checked: no absolute paths, no ``..``, no symlinks or
-hard links, no devices/FIFOs, and limits on the number of files, each file's size and the total size. A
-server directory must resolve (symlinks included) inside the configured import root; its regular files are
-copied (symlinks are refused, so nothing outside the root can be reached through one).
+Every limit is checked while the archive is read, never after unpacking it whole: the entry count (for a zip
+from its central directory before anything is parsed into memory), each entry's declared size (zip header, tar
+member size), the bytes actually written (stopping the moment a file or the total passes its limit), the
+compression ratio of each zip entry and of the whole archive (past the first MB), the length and depth of every
+name, and PAX/GNU long-name headers. Refused outright: absolute names, ``..``, symlinks and hard links,
+devices/FIFOs/sparse files, names that are not clean text, duplicate names and file/directory clashes (``a`` as a
+file and ``a/b``). A corrupt archive is a `BadInput`, a limit a `PayloadTooLarge`.
+
+Unpacking happens in a staging directory beside ``dest``, renamed into place only when it all succeeded; on any
+error nothing is left behind. A single top-level folder (``game/src/...``) is hoisted. Reserved top-level names —
+tier2 and AgentScope runtime files such as ``.mcp`` (an MCP config that launches commands), ``skills/``,
+``sessions/``, ``.tier2/``, ``dist/``, ``delivery.json`` — are configuration or output, never project input:
+they are stripped and reported in `Imported.stripped`.
 """
 
 from __future__ import annotations
 
-import io
+import bz2
+import errno
+import gzip
+import lzma
+import os
+import re
 import shutil
 import stat
+import struct
 import tarfile
+import uuid
 import zipfile
-from dataclasses import dataclass
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import IO, Any
 
-from tier2.errors import BadInput
+from tier2.errors import BadInput, PayloadTooLarge
+from tier2.workspace.projects import SNAPSHOT_EXCLUDES
 
-__all__ = ["ImportLimits", "extract_archive", "copy_directory", "archive_kind"]
+__all__ = ["ImportLimits", "Imported", "RESERVED_NAMES", "extract_archive", "copy_directory", "archive_kind"]
+
+#: top-level names an imported project may not bring: tier2/AgentScope runtime files and build output
+RESERVED_NAMES = SNAPSHOT_EXCLUDES
+_CHUNK = 1 << 16
+_RATIO_GRACE_BYTES = 1 << 20  # ratios are only judged past this many unpacked bytes (tiny files compress a lot)
+_MAX_HEADER_BYTES = 64 << 10  # a PAX / GNU long-name header's payload
+_BAD_NAME = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
+_EOCD, _EOCD64_LOCATOR, _CENTRAL = b"PK\x05\x06", b"PK\x06\x07", b"PK\x01\x02"
 
 
 @dataclass(frozen=True)
@@ -26,109 +54,314 @@ class ImportLimits:
     max_files: int = 2000
     max_file_bytes: int = 20_000_000
     max_total_bytes: int = 100_000_000
+    max_ratio: float = 100.0
+    max_name_chars: int = 240
+    max_depth: int = 24
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> ImportLimits:
+        """From `tier2.settings.loader.ImportConfig` (``[imports]`` in ``config/security/*.toml``)."""
+        return cls(cfg.max_files, cfg.max_file_bytes, cfg.max_total_bytes, cfg.max_ratio, cfg.max_name_chars,
+                   cfg.max_depth)
 
 
-def archive_kind(data: bytes) -> str:
-    if data[:4] == b"PK\x03\x04":
+@dataclass(frozen=True)
+class Imported:
+    files: int
+    stripped: list[str] = field(default_factory=list)
+
+
+class _Tally:
+    """Entries, names and bytes seen so far, checked against the limits as they grow."""
+
+    def __init__(self, limits: ImportLimits) -> None:
+        self.limits, self.entries, self.written = limits, 0, 0
+        self.archive_bytes = 0  # a zip's size: the whole archive's ratio (a tar checks its decompressed stream)
+        self.files: set[PurePosixPath] = set()
+        self.dirs: set[PurePosixPath] = set()
+
+    def entry(self, name: str, is_dir: bool) -> PurePosixPath:
+        lim = self.limits
+        self.entries += 1
+        if self.entries > lim.max_files:
+            raise PayloadTooLarge(f"archive has more than {lim.max_files} entries")
+        if len(name) > lim.max_name_chars:
+            raise BadInput(f"an archive entry name is over {lim.max_name_chars} characters")
+        if _BAD_NAME.search(name):
+            raise BadInput("an archive entry name contains a control character or is not valid UTF-8")
+        rel = PurePosixPath(name.replace("\\", "/"))
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts or name.startswith(("/", "\\")):
+            raise BadInput(f"archive entry {name!r} escapes the project (absolute path or '..')")
+        if len(rel.parts) > lim.max_depth or any(len(p.encode()) > 255 for p in rel.parts):
+            raise BadInput(f"archive entry {name!r} is nested deeper than {lim.max_depth} or has a too-long name")
+        parents = set(rel.parents)
+        if rel in self.files or (not is_dir and rel in self.dirs) or parents & self.files:
+            raise BadInput(f"archive entry {name!r} is a duplicate or clashes with a file/directory of the same name")
+        (self.dirs if is_dir else self.files).add(rel)
+        self.dirs |= parents
+        return rel
+
+    def declared(self, name: str, size: int) -> None:
+        if size > self.limits.max_file_bytes:
+            raise PayloadTooLarge(f"{name} is over the per-file limit of {self.limits.max_file_bytes} bytes")
+        if self.written + size > self.limits.max_total_bytes:
+            raise PayloadTooLarge(f"archive unpacks to more than the limit of {self.limits.max_total_bytes} bytes")
+
+    def ratio_ok(self, unpacked: int, packed: int) -> bool:
+        return unpacked <= _RATIO_GRACE_BYTES or unpacked <= self.limits.max_ratio * max(packed, 1)
+
+    def copy(self, src: IO[bytes], target: Path, packed: int | None = None) -> None:
+        """Stream one entry to ``target``, stopping as soon as a limit is crossed."""
+        lim, size = self.limits, 0
+        with open(target, "xb") as out:
+            while chunk := src.read(_CHUNK):
+                size += len(chunk)
+                self.written += len(chunk)
+                if size > lim.max_file_bytes:
+                    raise PayloadTooLarge(f"an entry is over the per-file limit of {lim.max_file_bytes} bytes "
+                                          "(larger than its header claims)")
+                if self.written > lim.max_total_bytes:
+                    raise PayloadTooLarge(f"archive unpacks to more than the limit of {lim.max_total_bytes} bytes")
+                if packed is not None and not self.ratio_ok(size, packed):
+                    raise PayloadTooLarge(f"an entry's compression ratio is over {lim.max_ratio:g}: refused")
+                if self.archive_bytes and not self.ratio_ok(self.written, self.archive_bytes):
+                    raise PayloadTooLarge(f"archive compression ratio is over {lim.max_ratio:g}: refused")
+                out.write(chunk)
+
+
+class _Counted:
+    """A read-only stream that counts its bytes and calls ``check`` after every read."""
+
+    def __init__(self, raw: IO[bytes], check: Callable[[int], None] | None = None) -> None:
+        self.raw, self.count, self.check = raw, 0, check
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(n if n is not None and n >= 0 else _CHUNK)
+        self.count += len(data)
+        if self.check is not None:
+            self.check(self.count)
+        return data
+
+
+class _CheckedTarInfo(tarfile.TarInfo):
+    """Refuses an oversized PAX / GNU long-name header before tarfile reads its payload into memory."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+        if self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
+                         tarfile.GNUTYPE_LONGLINK) and self.size > _MAX_HEADER_BYTES:
+            raise PayloadTooLarge("archive has an oversized extended header")
+        return super()._proc_member(tarfile_)  # type: ignore[misc]
+
+
+def archive_kind(head: bytes) -> str:
+    """``zip`` or ``tar`` (plain, gzip, bzip2 or xz) from the first bytes; a plain tar is confirmed later."""
+    if head[:4] in (b"PK\x03\x04", _EOCD):
         return "zip"
+    return "tar"
+
+
+def _zip_entry_count(fh: IO[bytes], size: int, limit: int) -> None:
+    """Walk the central directory's fixed headers (nothing else is parsed) and refuse over ``limit`` entries."""
+    tail_at = max(0, size - 65_557)
+    fh.seek(tail_at)
+    tail = fh.read()
+    at = tail.rfind(_EOCD)
+    if at < 0 or len(tail) < at + 22:
+        raise BadInput("upload is not a valid zip archive (no end of central directory)")
+    cd_size = struct.unpack("<I", tail[at + 12:at + 16])[0]
+    end = tail_at + at
+    if cd_size == 0xFFFFFFFF and at >= 20 and tail[at - 20:at - 16] == _EOCD64_LOCATOR:
+        rec_at = struct.unpack("<Q", tail[at - 12:at - 4])[0]
+        fh.seek(rec_at)
+        rec = fh.read(56)
+        if len(rec) < 56:
+            raise BadInput("upload is not a valid zip archive (bad zip64 record)")
+        cd_size, end = struct.unpack("<Q", rec[40:48])[0], rec_at
+    pos, count = end - cd_size, 0
+    if pos < 0:
+        raise BadInput("upload is not a valid zip archive (bad central directory)")
+    while pos < end:
+        fh.seek(pos)
+        hdr = fh.read(46)
+        if len(hdr) < 46 or hdr[:4] != _CENTRAL:
+            raise BadInput("upload is not a valid zip archive (bad central directory)")
+        count += 1
+        if count > limit:
+            raise PayloadTooLarge(f"archive has more than {limit} entries")
+        n, m, k = struct.unpack("<HHH", hdr[28:34])
+        pos += 46 + n + m + k
+    fh.seek(0)
+
+
+def _unzip(fh: IO[bytes], size: int, staging: Path, tally: _Tally) -> None:
+    _zip_entry_count(fh, size, tally.limits.max_files)
+    tally.archive_bytes = size
+    with zipfile.ZipFile(fh) as zf:
+        for info in zf.infolist():
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                raise BadInput(f"archive entry {info.filename!r} is a symlink: refused")
+            kind = stat.S_IFMT(mode)
+            if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+                raise BadInput(f"archive entry {info.filename!r} is not a regular file: refused")
+            rel = tally.entry(info.filename, info.is_dir())
+            target = staging.joinpath(*rel.parts)
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            tally.declared(info.filename, info.file_size)
+            if not tally.ratio_ok(info.file_size, info.compress_size):
+                raise PayloadTooLarge(f"{info.filename}: compression ratio over {tally.limits.max_ratio:g}: refused")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src:
+                tally.copy(src, target, packed=info.compress_size)
+
+
+def _decompressor(head: bytes, fh: Any) -> Any:
+    if head[:2] == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+    if head[:3] == b"BZh":
+        return bz2.BZ2File(fh, mode="rb")  # type: ignore[return-value]
+    if head == b"\xfd7zXZ\x00":
+        return lzma.LZMAFile(fh, mode="rb")  # type: ignore[return-value]
+    return fh
+
+
+def _untar(fh: IO[bytes], staging: Path, tally: _Tally) -> None:
+    lim = tally.limits
+    head = fh.read(6)
+    fh.seek(0)
+    packed = _Counted(fh)
+    cap = lim.max_total_bytes + (lim.max_files + 16) * 2048 + _MAX_HEADER_BYTES * 4  # data + headers, padding
+
+    def check(unpacked: int) -> None:
+        if unpacked > cap:
+            raise PayloadTooLarge(f"archive unpacks to more than the limit of {lim.max_total_bytes} bytes")
+        if not tally.ratio_ok(unpacked, packed.count):
+            raise PayloadTooLarge(f"archive compression ratio is over {lim.max_ratio:g}: refused")
+
+    stream = _Counted(_decompressor(head, packed), check)
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*"):
-            return "tar"
-    except tarfile.TarError:
+        tf = tarfile.open(fileobj=stream, mode="r|", tarinfo=_CheckedTarInfo)  # type: ignore[call-overload]
+    except tarfile.ReadError:
         raise BadInput("upload is neither a zip nor a tar archive") from None
+    with tf:
+        for member in tf:
+            if member.issym() or member.islnk():
+                raise BadInput(f"archive entry {member.name!r} is a link: refused")
+            if not (member.isdir() or member.isfile()) or member.issparse():
+                raise BadInput(f"archive entry {member.name!r} is not a regular file: refused")
+            rel = tally.entry(member.name, member.isdir())
+            target = staging.joinpath(*rel.parts)
+            if member.isdir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            tally.declared(member.name, member.size)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            src = tf.extractfile(member)
+            assert src is not None
+            tally.copy(src, target)
 
 
-def _safe_rel(name: str) -> PurePosixPath:
-    rel = PurePosixPath(name.replace("\\", "/"))
-    if rel.is_absolute() or ".." in rel.parts or not rel.parts or name.startswith(("/", "\\")):
-        raise BadInput(f"archive entry {name!r} escapes the project (absolute path or '..')")
-    return rel
+_CORRUPT = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, lzma.LZMAError, tarfile.TarError, EOFError,
+            OSError, RuntimeError, NotImplementedError, ValueError, struct.error, UnicodeError)
 
 
-def _strip_common_root(names: list[PurePosixPath]) -> int:
-    """1 when every entry sits under one top-level folder (``game/src/...``), else 0."""
-    tops = {n.parts[0] for n in names}
-    return 1 if len(tops) == 1 and all(len(n.parts) > 1 for n in names) else 0
-
-
-def extract_archive(data: bytes, dest: Path, limits: ImportLimits = ImportLimits()) -> int:
-    """Unpack a zip/tar archive into ``dest`` (which must not exist); returns the number of files."""
-    kind = archive_kind(data)
-    entries: list[tuple[PurePosixPath, int, object]] = []
-    if kind == "zip":
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            for info in zf.infolist():
-                if info.is_dir():
-                    continue
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    raise BadInput(f"archive entry {info.filename!r} is a symlink: refused")
-                entries.append((_safe_rel(info.filename), info.file_size, info))
-            _write(entries, dest, limits, lambda e: zf.read(e))  # type: ignore[arg-type]
-    else:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tf:
-            for member in tf.getmembers():
-                if member.isdir():
-                    continue
-                if member.issym() or member.islnk():
-                    raise BadInput(f"archive entry {member.name!r} is a link: refused")
-                if not member.isfile():
-                    raise BadInput(f"archive entry {member.name!r} is not a regular file: refused")
-                entries.append((_safe_rel(member.name), member.size, member))
-            _write(entries, dest, limits, lambda m: tf.extractfile(m).read())  # type: ignore[arg-type,union-attr]
-    return len(entries)
-
-
-def _write(entries: list[tuple[PurePosixPath, int, object]], dest: Path, limits: ImportLimits, read) -> None:
-    if not entries:
+def _finish(staging: Path, dest: Path) -> Imported:
+    """Hoist a single top-level folder, strip reserved names, move into place."""
+    top = list(staging.iterdir())
+    if not top:
         raise BadInput("archive is empty")
-    if len(entries) > limits.max_files:
-        raise BadInput(f"archive has {len(entries)} files; the limit is {limits.max_files}")
-    total = sum(size for _, size, _ in entries)
-    if total > limits.max_total_bytes:
-        raise BadInput(f"archive unpacks to {total} bytes; the limit is {limits.max_total_bytes}")
-    big = [str(rel) for rel, size, _ in entries if size > limits.max_file_bytes]
-    if big:
-        raise BadInput(f"{big[0]} is over the per-file limit of {limits.max_file_bytes} bytes")
-    skip = _strip_common_root([rel for rel, _, _ in entries])
-    dest.mkdir(parents=True)
-    written = 0
-    for rel, _size, handle in entries:
-        target = dest.joinpath(*rel.parts[skip:])
-        data = read(handle)
-        written += len(data)
-        if len(data) > limits.max_file_bytes or written > limits.max_total_bytes:  # sizes in headers can lie
-            shutil.rmtree(dest, ignore_errors=True)
-            raise BadInput("archive content is larger than its headers claim: refused")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    root = top[0] if len(top) == 1 and top[0].is_dir() and not top[0].is_symlink() else staging
+    stripped = sorted(p.name for p in root.iterdir() if p.name in RESERVED_NAMES)
+    for name in stripped:
+        path = root / name
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    files = sum(1 for p in root.rglob("*") if p.is_file())
+    if not files:
+        raise BadInput("archive has no project files" + (f" (stripped: {', '.join(stripped)})" if stripped else ""))
+    root.rename(dest)
+    return Imported(files, stripped)
 
 
-def copy_directory(src: Path, allowed_root: Path, dest: Path, limits: ImportLimits = ImportLimits()) -> int:
-    """Copy a server directory that lies inside ``allowed_root`` into ``dest``; returns the number of files."""
+def _staging_for(dest: Path) -> Path:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.exists():
+        raise BadInput("the destination project already exists")
+    staging = dest.parent / f".import-{dest.name}-{uuid.uuid4().hex[:8]}"
+    staging.mkdir()
+    return staging
+
+
+def extract_archive(source: bytes | Path, dest: Path, limits: ImportLimits = ImportLimits()) -> Imported:
+    """Unpack a zip/tar archive (bytes or a file) into ``dest`` (which must not exist)."""
+    import io
+
+    fh: IO[bytes] = io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")  # noqa: SIM115
+    staging = _staging_for(dest)
+    try:
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(0)
+        tally = _Tally(limits)
+        try:
+            if archive_kind(fh.read(4)) == "zip":
+                fh.seek(0)
+                _unzip(fh, size, staging, tally)
+            else:
+                fh.seek(0)
+                _untar(fh, staging, tally)
+        except BadInput:
+            raise
+        except _CORRUPT as exc:
+            if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS):
+                raise
+            kind = "neither a zip nor a tar archive" if tally.entries == 0 else "a corrupt or unsupported archive"
+            raise BadInput(f"upload is {kind} ({type(exc).__name__})") from None
+        return _finish(staging, dest)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    finally:
+        fh.close()
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def copy_directory(src: Path, allowed_root: Path, dest: Path, limits: ImportLimits = ImportLimits()) -> Imported:
+    """Copy a server directory that lies inside ``allowed_root`` into ``dest`` (reserved names stripped)."""
     root = allowed_root.resolve()
     real = src.resolve()
     if not real.is_relative_to(root):
-        raise BadInput(f"{src} is outside the import root {root}")
+        raise BadInput(f"{src} is outside the import root")
     if not real.is_dir():
         raise BadInput(f"{src} is not a directory")
-    files: list[Path] = []
-    for path in sorted(real.rglob("*")):
-        rel = path.relative_to(real)
-        if rel.parts and rel.parts[0] in {"node_modules", "dist", ".git", ".tier2", "sessions", "skills"}:
-            continue
-        if path.is_symlink():
-            raise BadInput(f"{rel} is a symlink: refused")
-        if path.is_file():
-            files.append(path)
-    if len(files) > limits.max_files:
-        raise BadInput(f"{src} has {len(files)} files; the limit is {limits.max_files}")
-    sizes = [p.stat().st_size for p in files]
-    if sum(sizes) > limits.max_total_bytes or any(s > limits.max_file_bytes for s in sizes):
-        raise BadInput(f"{src} is over the size limits ({limits.max_total_bytes} total, "
-                       f"{limits.max_file_bytes} per file)")
-    for path in files:
-        target = dest / path.relative_to(real)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
-    return len(files)
+    staging = _staging_for(dest)
+    tally = _Tally(limits)
+    stripped: set[str] = set()
+    try:
+        for path in sorted(real.rglob("*")):
+            rel = path.relative_to(real)
+            if rel.parts[0] in RESERVED_NAMES:
+                stripped.add(rel.parts[0])
+                continue
+            st = path.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                raise BadInput(f"{rel} is a symlink: refused")
+            if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                raise BadInput(f"{rel} is not a regular file: refused")
+            is_dir = stat.S_ISDIR(st.st_mode)
+            tally.entry(rel.as_posix(), is_dir)
+            target = staging / rel
+            if is_dir:
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            tally.declared(rel.as_posix(), st.st_size)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "rb") as fh:
+                tally.copy(fh, target)
+        staging.rename(dest)
+        return Imported(len(tally.files), sorted(stripped))
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
