@@ -1,5 +1,7 @@
 """Thin AgentScope tools over the toolchain and the validators."""
 
 from tier2.tools.game_tools import BuildTool, GameToolContext, RunGameTool, make_game_tools
+from tier2.tools.results import BuildRecord, CheckRecord, ToolResults
 
-__all__ = ["BuildTool", "GameToolContext", "RunGameTool", "make_game_tools"]
+__all__ = ["BuildRecord", "BuildTool", "CheckRecord", "GameToolContext", "RunGameTool", "ToolResults",
+           "make_game_tools"]
