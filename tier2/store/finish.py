@@ -32,7 +32,7 @@ from redis.exceptions import ResponseError
 
 from tier2.errors import StaleLease
 from tier2.events import RunFinished
-from tier2.store.lifecycle import TerminalStatus, allowed_from, is_terminal
+from tier2.store.lifecycle import TerminalStatus, allowed_from, check_transition, is_terminal
 from tier2.store.records import DeliverySummary, RunRecord, load_run_record
 from tier2.store.run_store import Fence, RunStore
 
@@ -101,7 +101,8 @@ class FinishResult:
 
 
 async def finish_run(store: RunStore, run_id: str, end: RunEnd, fence: Fence | None = None) -> FinishResult:
-    """End ``run_id`` atomically (see the module docstring). Raises `StaleLease` when ``fence`` is not current."""
+    """End ``run_id`` atomically (see the module docstring). Raises `StaleLease` when ``fence`` is not current and
+    `IllegalTransition` for a move the state machine forbids (a queued run cannot be delivered)."""
     script = store.r.register_script(_FINISH)
     k = store.keys
     token = uuid.uuid4().hex  # one per call: a retry of the same call (lost reply) is recognised, not re-applied
@@ -113,6 +114,7 @@ async def finish_run(store: RunStore, run_id: str, end: RunEnd, fence: Fence | N
         current = load_run_record(raw)
         if is_terminal(current.status):
             return FinishResult("already_terminal", current.status)
+        check_transition(current.status, end.status)  # e.g. a queued run is never "delivered"
         now = time.time()
         record = RunRecord.model_validate({**current.dump(), **end.record_fields(), "updated_at": now,
                                            "finished_at": now})
@@ -135,6 +137,8 @@ async def finish_run(store: RunStore, run_id: str, end: RunEnd, fence: Fence | N
         if outcome == "missing":
             return FinishResult("missing", "")
         if outcome == "refused":
+            if not is_terminal(str(status)):
+                check_transition(str(status), end.status)
             return FinishResult("already_terminal", str(status))
         # "changed": the record moved between our read and the script (a concurrent update): read it again
     raise RuntimeError(f"run {run_id}: could not finish after {_MAX_TRIES} concurrent updates")
