@@ -19,7 +19,7 @@ from tier2.middleware.path_guard import MAX_WRITE_BYTES
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
 from tier2.settings.loader import Policy
-from tier2.tools import GameToolContext, make_file_tools, make_game_tools
+from tier2.tools import GameToolContext, ToolResults, make_file_tools, make_game_tools
 from tier2.validators import ValidationRunner
 from tier2.workspace import project_workspace
 
@@ -65,7 +65,7 @@ async def build_writer(
     *, project_id: str, project: Path, pack: Pack, policy: Policy, model: ChatModelBase,
     runner: ValidationRunner, reports_dir: Path, cancelled: Callable[[], bool] | None = None,
     state_json: str | None = None, layers: RunLayers | None = None, fallback_model: ChatModelBase | None = None,
-    home: Path | None = None, write_limit: int = MAX_WRITE_BYTES,
+    home: Path | None = None, write_limit: int = MAX_WRITE_BYTES, results: ToolResults | None = None,
 ) -> WriterHandle:
     """``home``: the AgentScope workspace's own directory (MCP config, skills index, offloaded context) — outside
     the project; by default a hidden sibling of it."""
@@ -73,7 +73,8 @@ async def build_writer(
     workspace = project_workspace(project_id, project, home, pack.skill_dirs)
     await workspace.initialize()
     tool_ctx = GameToolContext(project=project, pack=pack, runner=runner, reports_dir=reports_dir,
-                               build_timeout_s=policy.timeouts.build_s)
+                               build_timeout_s=policy.timeouts.build_s,
+                               results=results if results is not None else ToolResults())
     file_tools = [t for t in await workspace.list_tools() if t.name in WRITER_FILE_TOOLS]
     toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx),
                       skills_or_loaders=await workspace.list_skills())

@@ -12,10 +12,13 @@ from tier2.store.keys import SCHEMA_VERSION
 from tier2.validators import ValidationReport
 from tier2.workspace import snapshot
 
-__all__ = ["DELIVERY_FILE", "SCREENSHOT_FILE", "write_delivery"]
+__all__ = ["DELIVERY_FILE", "SCREENSHOT_FILE", "load_delivery", "write_delivery"]
 
 DELIVERY_FILE = "delivery.json"
 SCREENSHOT_FILE = "screenshot.png"
+#: keys every delivery record has had since v1
+_REQUIRED = ("run_id", "project_id", "status", "stop_reason", "source", "build", "preview", "verification", "usage",
+             "timings_ms")
 
 
 def write_delivery(
@@ -63,3 +66,19 @@ def write_delivery(
     path = project / DELIVERY_FILE
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
     return path, record
+
+
+def load_delivery(source: Path | str) -> dict[str, Any]:
+    """A ``delivery.json`` (a path, or its text) as a dict of the current version; `ValueError` when it is not a
+    delivery record or is newer than this code. v1 (``schema_version`` 1 or absent) is the current version."""
+    text = source.read_text() if isinstance(source, Path) else source
+    record = json.loads(text)
+    if not isinstance(record, dict):
+        raise ValueError("delivery.json is not a JSON object")
+    version = int(record.get("schema_version") or 1)
+    if version > SCHEMA_VERSION:
+        raise ValueError(f"delivery.json has schema_version {version}, newer than this code ({SCHEMA_VERSION})")
+    missing = [k for k in _REQUIRED if k not in record]
+    if missing:
+        raise ValueError(f"delivery.json lacks {', '.join(missing)}")
+    return {**record, "schema_version": SCHEMA_VERSION}

@@ -2,7 +2,8 @@
 
 This covers foreground runs (``tier2 generate``), which no worker can resume: if that process dies, the next
 service start on the same host finds the run's owner gone and ends the run ``failed`` with a terminal event — the
-service never keeps reporting "running" for something that died unseen. Dispatched runs are recovered by workers
+service never keeps reporting "running" for something that died unseen, and the project's one-writer marker is
+released in the same write (`tier2.store.finish.finish_run`). Dispatched runs are recovered by workers
 (lease expiry → a new attempt resumes from the newest checkpoint), never by this sweep.
 """
 
@@ -12,7 +13,8 @@ import os
 import socket
 from typing import Any
 
-from tier2.events import TERMINAL_STATUSES, RunFinished
+from tier2.store.finish import RunEnd, finish_run
+from tier2.store.lifecycle import is_terminal
 from tier2.store.run_store import RunStore
 
 __all__ = ["process_owner", "owner_alive", "sweep_orphans"]
@@ -43,15 +45,15 @@ async def sweep_orphans(store: RunStore, recent: int = 2000) -> list[str]:
     """End every non-terminal recent run whose owning process on this host is gone; returns their ids."""
     ended: list[str] = []
     for run_id in await store.r.zrevrange(store.keys.runs_index(), 0, recent - 1):
-        record = await store.get_run(run_id)
-        if not record or record.get("status") in TERMINAL_STATUSES or not record.get("owner"):
+        record = await store.get_record(run_id)
+        if record is None or is_terminal(record.status) or not record.owner:
             continue
-        if record.get("dispatched"):
+        if record.dispatched:
             continue  # a worker run: its lease expires and another worker resumes it (tier2.runs.worker)
-        if owner_alive(record["owner"]) is False:
-            reason = (f"the process that ran it (pid {record['owner'].get('pid')}) died before the run ended; "
+        if owner_alive(record.owner) is False:
+            reason = (f"the process that ran it (pid {record.owner.get('pid')}) died before the run ended; "
                       "no attempt is resumed yet")
-            await store.update_run(run_id, status="failed", stop_reason=reason)
-            await store.append_event(RunFinished(run_id=run_id, status="failed", stop_reason=reason))
-            ended.append(run_id)
+            done = await finish_run(store, run_id, RunEnd(status="failed", stop_reason=reason))
+            if done.outcome == "finished":
+                ended.append(run_id)
     return ended

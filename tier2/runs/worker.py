@@ -28,14 +28,15 @@ from typing import Any
 from redis.exceptions import RedisError, ResponseError
 
 from tier2.errors import StaleLease
-from tier2.events import TERMINAL_STATUSES, RunFinished
 from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
 from tier2.runs.runtime import Runtime
 from tier2.store.checkpoints import CheckpointStore
 from tier2.store.dispatch import Dispatcher
+from tier2.store.finish import RunEnd, finish_run
 from tier2.store.keys import DISPATCH_GROUP
 from tier2.store.leases import Lease, LeaseStore
+from tier2.store.lifecycle import is_terminal
 
 __all__ = ["Worker", "ensure_group", "worker_name"]
 
@@ -109,7 +110,7 @@ class Worker:
     async def _handle(self, entry_id: str, run_id: str) -> None:
         store = self.rt.store
         record = await store.get_run(run_id)
-        if record is None or record.get("status") in TERMINAL_STATUSES:
+        if record is None or is_terminal(record.get("status")):
             await self._ack(entry_id)  # nothing (left) to do
             return
         policy = self.rt.policies.snapshot().durability
@@ -217,12 +218,8 @@ class Worker:
                                 "lease before the run ended (see GET /v1/runs/{id} attempts)")
 
     async def _fail(self, lease: Lease, reason: str) -> None:
-        store = self.rt.store
+        """End the run ``failed`` through the one fenced finish (status, event and project marker together)."""
         try:
-            record = await store.update_run(lease.run_id, lease.fence, status="failed", stop_reason=reason)
-            await store.append_event(RunFinished(run_id=lease.run_id, status="failed", stop_reason=reason),
-                                     lease.fence)
-            if record.get("project_id"):
-                await store.release_project(record["project_id"], lease.run_id)
+            await finish_run(self.rt.store, lease.run_id, RunEnd(status="failed", stop_reason=reason), lease.fence)
         except StaleLease:
             pass

@@ -21,7 +21,9 @@ from redis.exceptions import ConnectionError, RedisError, ResponseError, Timeout
 from tier2.errors import RedisUnavailable, StaleLease
 from tier2.events import EVENT_ADAPTER, Tier2Event
 from tier2.store.keys import SCHEMA_VERSION, Keys
+from tier2.store.lifecycle import TERMINAL, check_transition
 from tier2.store.quotas import ADMIT_LUA, Admission
+from tier2.store.records import RUN_RECORD_VERSION, RunRecord, load_run_record
 
 __all__ = ["Accepted", "Fence", "RunStore"]
 
@@ -44,7 +46,9 @@ return seq
 # the project's one-writer marker and the dispatch entry workers consume are written in one script, or none is.
 # KEYS: idem (or ''), run, runs index, project active marker, dispatch stream, thread (or ''), thread runs,
 #       tenant active set and submissions window (or '', '': no tenant limits; `store.quotas`).
-# ARGV: idem JSON, run JSON, created_at, run id, dispatch (1/0), thread JSON, tenant, admission JSON (or '').
+# ARGV: idem JSON, run JSON, created_at, run id, dispatch (1/0), thread JSON, tenant, admission JSON (or ''),
+#       run key prefix (`Keys.run("")`).
+# The marker is taken over when the run it names is terminal or unknown, so a project is never locked forever.
 _CREATE = ADMIT_LUA + """
 if KEYS[1] ~= '' then
   local existing = redis.call('GET', KEYS[1])
@@ -53,7 +57,12 @@ end
 if redis.call('EXISTS', KEYS[2]) == 1 then return {'created', ''} end  -- a retried call: already committed
 local active = redis.call('GET', KEYS[4])
 if active and active ~= ARGV[4] then
-  return {'busy', active}
+  -- the marker names its run: it holds only while that run is not terminal (a dead owner's marker is taken over)
+  local holder = redis.call('GET', ARGV[9] .. active)
+  local status = holder and cjson.decode(holder)['status']
+  if holder and status ~= 'delivered' and status ~= 'failed' and status ~= 'stopped' then
+    return {'busy', active}
+  end
 end
 local quota = ARGV[8] ~= '' and cjson.decode(ARGV[8]) or nil
 if quota then
@@ -126,10 +135,12 @@ class RunStore:
     ) -> Accepted:
         """Commit a new run atomically: record, index, one-writer marker of its project, optional idempotency
         record and (``dispatch``) the outbox entry a worker will take. Nothing is written when the key was used
-        already (``replay``, with the stored record), another run is writing the project (``busy``) or the
-        tenant is at a limit of ``admission`` (``queue_full``, ``rate_limited``)."""
+        already (``replay``, with the stored record), another live run is writing the project (``busy``) or the
+        tenant is at a limit of ``admission`` (``queue_full``, ``rate_limited``); a marker naming a terminal or
+        unknown run is taken over."""
         now = time.time()
-        payload = {"schema_version": SCHEMA_VERSION, "run_id": run_id, "created_at": now, **record}
+        payload = RunRecord.model_validate({"run_id": run_id, "created_at": now, **record,
+                                            "schema_version": RUN_RECORD_VERSION}).dump()
         idem = {"schema_version": SCHEMA_VERSION, "body_sha": body_sha, "run_id": run_id, "response": response}
         k = self.keys
         idem_key_name = k.idempotency(tenant or "", idem_key) if idem_key is not None else ""
@@ -143,7 +154,7 @@ class RunStore:
                       *(admission.script_keys(k) if admission is not None else ["", ""])],
                 args=[json.dumps(idem), json.dumps(payload), now, run_id, "1" if dispatch else "0",
                       json.dumps(thread_payload), tenant or "",
-                      admission.script_config(k, now) if admission is not None else ""],
+                      admission.script_config(k, now) if admission is not None else "", k.run("")],
             )
         except (RedisError, OSError) as exc:
             raise RedisUnavailable(f"cannot write run record: {exc}") from exc
@@ -156,7 +167,8 @@ class RunStore:
         return Accepted("created", idempotency=idem)
 
     async def release_project(self, project_id: str, run_id: str) -> None:
-        """Drop the project's one-writer marker if this run still holds it."""
+        """Drop the project's one-writer marker if this run still holds it (runs end through
+        `tier2.store.finish.finish_run`, which does this atomically with the terminal write)."""
         await self.r.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end "
                           "return 0", 1, self.keys.project_active(project_id), run_id)
 
@@ -168,8 +180,12 @@ class RunStore:
         return await self.r.get(self.keys.project_active(project_id))
 
     async def update_run(self, run_id: str, fence: Fence | None = None, **fields: Any) -> dict[str, Any]:
-        """Merge ``fields`` into the run record. With ``fence``, only while that attempt is current
-        (`StaleLease` otherwise): the fence key is watched with the record, so a takeover aborts the write."""
+        """Merge ``fields`` into the run record (validated as a `RunRecord`; a ``status`` change must be allowed
+        by `tier2.store.lifecycle`, and terminal statuses are written only by `finish_run`). With ``fence``, only
+        while that attempt is current (`StaleLease` otherwise): the fence key is watched with the record, so a
+        takeover aborts the write."""
+        if fields.get("status") in TERMINAL:
+            raise ValueError(f"run {run_id}: a terminal status is written only by tier2.store.finish.finish_run")
         key = self.keys.run(run_id)
         watched = [key] if fence is None else [key, self.keys.run_fence(run_id)]
         try:
@@ -180,8 +196,11 @@ class RunStore:
                         if fence is not None and await p.get(watched[1]) != str(fence.token):
                             raise StaleLease(f"run {run_id}: attempt {fence.token} is no longer current")
                         raw = await p.get(key)
-                        record = json.loads(raw) if raw else {"schema_version": SCHEMA_VERSION, "run_id": run_id}
-                        record.update(fields, updated_at=time.time())
+                        current = load_run_record(raw) if raw else RunRecord(run_id=run_id)
+                        if "status" in fields and fields["status"] != current.status:
+                            check_transition(current.status, fields["status"])
+                        merged = {**current.dump(), **fields, "updated_at": time.time()}
+                        record = RunRecord.model_validate(merged).dump()
                         p.multi()
                         p.set(key, json.dumps(record))
                         await p.execute()
@@ -192,8 +211,13 @@ class RunStore:
             raise RedisUnavailable(f"cannot update run {run_id}: {exc}") from exc
 
     async def get_run(self, run_id: str) -> dict[str, Any] | None:
+        """The run record as a dict (`RunRecord.dump`: the stored keys, migrated to the current version)."""
+        record = await self.get_record(run_id)
+        return record.dump() if record is not None else None
+
+    async def get_record(self, run_id: str) -> RunRecord | None:
         raw = await self.r.get(self.keys.run(run_id))
-        return json.loads(raw) if raw else None
+        return load_run_record(raw) if raw else None
 
     async def put_project(self, project_id: str, record: dict[str, Any]) -> bool:
         """Register a project (owner tenant, path); False when the id is taken."""

@@ -2,6 +2,7 @@
 
 from tier2.tools.files import ProjectGlob, ProjectGrep, make_file_tools
 from tier2.tools.game_tools import BuildTool, GameToolContext, RunGameTool, make_game_tools
+from tier2.tools.results import BuildRecord, CheckRecord, ToolResults
 
-__all__ = ["BuildTool", "GameToolContext", "ProjectGlob", "ProjectGrep", "RunGameTool", "make_file_tools",
-           "make_game_tools"]
+__all__ = ["BuildRecord", "BuildTool", "CheckRecord", "GameToolContext", "ProjectGlob", "ProjectGrep", "RunGameTool",
+           "ToolResults", "make_file_tools", "make_game_tools"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +11,9 @@ from agentscope.permission import PermissionBehavior, PermissionContext, Permiss
 from agentscope.tool import ToolBase, ToolChunk
 
 from tier2.packs import Pack
-from tier2.toolchain import BuildResult, run_build
-from tier2.validators import ValidationReport, ValidationRunner
+from tier2.toolchain import run_build
+from tier2.tools.results import BuildRecord, CheckRecord, ToolResults
+from tier2.validators import ValidationRunner
 from tier2.workspace import snapshot
 
 __all__ = ["GameToolContext", "BuildTool", "RunGameTool", "make_game_tools"]
@@ -20,17 +21,15 @@ __all__ = ["GameToolContext", "BuildTool", "RunGameTool", "make_game_tools"]
 
 @dataclass
 class GameToolContext:
-    """Per-run binding of the tools to one project."""
+    """Per-run binding of the tools to one project. Each call's result is appended to ``results`` (the run
+    session's log); the tools keep no other state."""
 
     project: Path
     pack: Pack
     runner: ValidationRunner
     reports_dir: Path
     build_timeout_s: float = 60.0
-    last_build: BuildResult | None = None
-    last_report: ValidationReport | None = None
-    #: source snapshot hash the last RunGame report was made on
-    last_report_source: str | None = None
+    results: ToolResults = field(default_factory=ToolResults)
     runs: int = 0
 
 
@@ -57,7 +56,7 @@ class BuildTool(ToolBase):
 
     async def call(self, **_: Any) -> ToolChunk:
         result = await run_build(self.ctx.pack, self.ctx.project, timeout_s=self.ctx.build_timeout_s)
-        self.ctx.last_build = result
+        self.ctx.results.add(BuildRecord(result))
         if result.ok:
             text = f"BUILD OK in {result.duration_ms} ms: {result.bundle_path} ({result.bundle_bytes} bytes)."
             return ToolChunk(content=[TextBlock(text=text)], state="success", metadata={"ok": True})
@@ -86,13 +85,14 @@ class RunGameTool(ToolBase):
 
     async def call(self, **_: Any) -> ToolChunk:
         ctx = self.ctx
-        if ctx.last_build is None or not ctx.last_build.ok:
+        build = ctx.results.last_build()
+        if build is None or not build.ok:
             return ToolChunk(content=[TextBlock(text="No successful build yet: call Build first.")], state="error")
         ctx.runs += 1
         out = ctx.reports_dir / f"check-{ctx.runs:02d}"
         source = snapshot(ctx.project)["sha256"]
-        report = await ctx.runner.validate_project(ctx.project, out, build=ctx.last_build)
-        ctx.last_report, ctx.last_report_source = report, source
+        report = await ctx.runner.validate_project(ctx.project, out, build=build)
+        ctx.results.add(CheckRecord(report, source))
         lines = [f"GAME {'PASSED' if report.passed else 'FAILED'} the L1 gates ({report.duration_ms} ms)."]
         for g in report.gates:
             lines.append(f"- {'PASS' if g.passed else 'FAIL'} {g.id}: {g.summary}")

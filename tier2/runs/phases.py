@@ -1,0 +1,94 @@
+"""The phases a run session walks, in order (`default_phases`: ``[ImplementPhase()]`` today).
+
+A phase takes a `PhaseInput` and returns a `Verdict`: a terminal status when it decided the run (delivered,
+failed), or ``status=None`` to hand over to the next phase. A design phase, say, goes in front of
+``ImplementPhase`` in the list without touching it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from agentscope.message import Msg, UserMsg
+
+from tier2.prompts import render_prompt
+from tier2.store.lifecycle import TerminalStatus
+from tier2.validators import ValidationReport
+
+if TYPE_CHECKING:
+    from tier2.runs.session import RunSession
+
+__all__ = ["ImplementPhase", "Phase", "PhaseInput", "Verdict", "default_phases"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where a phase (or the whole run) ended: ``status`` None = not decided, go on with the next phase."""
+
+    status: TerminalStatus | None
+    reason: str = ""
+    report: ValidationReport | None = None
+    report_path: Path | None = None
+
+
+@dataclass(frozen=True)
+class PhaseInput:
+    brief: str
+    project: Path
+    #: the previous phase's verdict (None for the first phase)
+    previous: Verdict | None = None
+
+
+class Phase(Protocol):
+    name: str
+
+    async def run(self, session: RunSession, inp: PhaseInput) -> Verdict: ...
+
+
+def _final_text(msg: Msg | None) -> str:
+    return (msg.get_text_content() or "").strip() if msg is not None else ""
+
+
+class ImplementPhase:
+    """The writer builds the game; after each writer turn the session validates it; failing gates go back to the
+    writer as a fix round, up to ``writer.max_fix_rounds``. A resumed attempt continues where its checkpoint was:
+    mid turn (continue the turn) or after a turn (validate what it left)."""
+
+    name = "implement"
+
+    async def run(self, session: RunSession, inp: PhaseInput) -> Verdict:
+        policy = session.policy
+        await session.phase("implement", f"writer {session.route_name}")
+        message: Msg = UserMsg("user", render_prompt("run_request", brief=inp.brief, project=inp.project))
+        resume = session.req.resume
+        pending = resume.stage if resume else ""
+        verdict = Verdict("failed", "the writer never ran")
+        for round_no in range(resume.round if resume else 0, policy.writer.max_fix_rounds + 1):
+            session.round = round_no
+            if pending == "turn_done":  # the turn ended before the crash: validate what it left
+                turn = session.last_turn()
+            else:  # None continues the interrupted turn from its last completed step
+                turn = await session.writer_turn(None if pending else message)
+            pending = ""
+            said = _final_text(turn.final)
+            session.mark("agent_done")
+            await session.phase("validate", f"round {round_no + 1}")
+            check = await session.validate()
+            if check.report.passed:
+                return Verdict("delivered", "all L1 gates passed", check.report, check.report_path)
+            if said.startswith("STOP:"):
+                return Verdict("failed", "writer stopped: " + said[5:].strip()[:1000], check.report,
+                               check.report_path)
+            reason = "L1 gates still failing: " + ", ".join(g.id for g in check.report.failures)
+            if turn.exceeded:
+                reason = f"writer hit max_iters={policy.writer.max_iters}; " + reason
+            verdict = Verdict("failed", reason, check.report, check.report_path)
+            message = UserMsg("user", render_prompt("fix_round", feedback=check.report.feedback()))
+            await session.phase("implement", f"fix round {round_no + 1}")
+        return verdict
+
+
+def default_phases() -> list[Phase]:
+    return [ImplementPhase()]

@@ -1,0 +1,87 @@
+"""What a run is asked to do (`RunRequest`, `Resume`) and what it reports back (`RunOutcome`)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tier2.errors import BadInput
+from tier2.events import Tier2Event
+from tier2.settings.loader import BriefLimits
+from tier2.store.run_store import Fence
+
+__all__ = ["EventSink", "Resume", "RunOutcome", "RunRequest", "new_run_id", "validate_brief"]
+
+#: Receives every event of the run with its id (CLI progress).
+EventSink = Callable[[int, Tier2Event], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a new attempt continues: the newest checkpoint of the previous attempt."""
+
+    checkpoint: int
+    state_json: str
+    round: int
+    stage: str  # "turn": mid writer turn (continue it) | "turn_done": the turn ended (validate next)
+    usage: dict[str, Any] = field(default_factory=dict)
+    step: int = 0
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    brief: str
+    out_dir: Path | None = None
+    model: str | None = None
+    project_id: str | None = None
+    run_id: str | None = None
+    #: set to request a stop; the run ends ``stopped`` at the next step (or at once, with Task.cancel())
+    cancel: asyncio.Event | None = None
+    #: work on this existing project directory (a loaded project) instead of a fresh template copy
+    existing_project: Path | None = None
+    #: the writer's AgentState (JSON) from the thread's previous run: a follow-up continues that conversation
+    initial_state: str | None = None
+    #: this attempt's lease (worker runs): every write checks it is still current; None for a foreground CLI run
+    fence: Fence | None = None
+    worker: str = ""
+    #: continue a previous attempt after its newest checkpoint
+    resume: Resume | None = None
+    #: per-run options for the governance layers (e.g. ``{"budget": {"usd": 0.5, "tokens": 200000}}``)
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    project_id: str
+    project_dir: str
+    status: str
+    stop_reason: str
+    delivery_path: str | None
+    delivery: dict[str, Any] = field(default_factory=dict)
+    #: the writer's AgentState (JSON) at the end, for a follow-up run in the same thread
+    agent_state: str | None = None
+
+
+def new_run_id() -> str:
+    return "r-" + uuid.uuid4().hex[:16]
+
+
+def validate_brief(brief: object, limits: BriefLimits) -> str:
+    """The stripped brief, or `BadInput` saying exactly what is wrong."""
+    if not isinstance(brief, str):
+        raise BadInput("brief must be a string")
+    text = brief.strip()
+    if not text:
+        raise BadInput("brief is empty: describe the game in a sentence or two")
+    if len(text) > limits.max_chars:
+        raise BadInput(f"brief is {len(text)} characters; the limit is {limits.max_chars}")
+    if len(text) < limits.min_chars:
+        raise BadInput(f"brief is too short ({len(text)} characters, at least {limits.min_chars})")
+    if "\x00" in text:
+        raise BadInput("brief contains a NUL character")
+    return text

@@ -1,0 +1,350 @@
+"""One run as a session of steps: open → setup → phases → (validate, per phase) → deliver.
+
+Each step is a method with typed input and output. The Build/RunGame tools report to the session through its
+`ToolResults` log (values they return), never through their own attributes. Every way the run ends — delivered,
+failed (an exception), stopped (cancel, breaker, budget) — goes through `deliver`, which writes ``delivery.json``
+and then ends the run with the one fenced `tier2.store.finish.finish_run`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agentscope.event import ExceedMaxItersEvent
+from agentscope.message import Msg
+
+from tier2.assembly import build_writer
+from tier2.assembly.writer import WriterHandle
+from tier2.errors import BadInput, RunLimitReached, StaleLease, Tier2Error
+from tier2.events import AttemptStarted, GateResult, PhaseChanged, RunStarted, Tier2Event
+from tier2.middleware.budget import spend_guard_of
+from tier2.models.routing import build_fallback, build_model
+from tier2.runs.delivery import write_delivery
+from tier2.runs.l3 import l3_scorer
+from tier2.runs.layers import LayerContext, build_run_layers
+from tier2.runs.owner import process_owner
+from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
+from tier2.runs.progress import EventMapper, Usage
+from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
+from tier2.runs.runtime import Runtime
+from tier2.store.finish import RunEnd, finish_run
+from tier2.store.lifecycle import TerminalStatus
+from tier2.store.records import DeliverySummary
+from tier2.telemetry import A, RunTrace
+from tier2.tools import ToolResults
+from tier2.validators import ValidationReport, ValidationRunner
+from tier2.workspace import new_project, snapshot, workspace_home
+from tier2.workspace.projects import read_project
+
+__all__ = ["Check", "Opened", "RunSession", "Turn", "WriterSetup"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """`RunSession.open`: the project the run works on, its record written and its start announced."""
+
+    project: Path
+    project_id: str
+    model_info: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class WriterSetup:
+    """`RunSession.setup`: the writer agent with its layers, the validation runner and the tools' results log."""
+
+    handle: WriterHandle
+    runner: ValidationRunner
+    results: ToolResults
+
+
+@dataclass(frozen=True)
+class Turn:
+    """`RunSession.writer_turn`: the writer's final message and whether it hit ``max_iters``."""
+
+    final: Msg | None
+    exceeded: bool
+
+
+@dataclass(frozen=True)
+class Check:
+    """`RunSession.validate`: the final L1 report of the project as it is now."""
+
+    report: ValidationReport
+    report_path: Path
+
+
+class RunSession:
+    """One run (one attempt of it, for worker runs); lives for the duration of `execute_run`."""
+
+    def __init__(self, rt: Runtime, req: RunRequest, brief: str, sink: EventSink | None = None,
+                 phases: list[Phase] | None = None) -> None:
+        self.rt, self.req, self.brief, self.sink = rt, req, brief, sink
+        self.phases = phases if phases is not None else default_phases()
+        self.policy = rt.policies.snapshot()
+        self.route_name, self.route = self.policy.agent_route("writer", req.model)
+        timeout = self.policy.timeouts.model_call_s
+        self.model = build_model(self.route_name, self.route, timeout_s=timeout)
+        self.fallback = build_fallback(self.policy.route_chain(self.route_name)[1:], timeout_s=timeout)
+        self.run_id = req.run_id or new_run_id()
+        self.fence = req.fence
+        self.round = 0
+        self.t0 = time.monotonic()
+        self.marks: dict[str, float] = {}
+        self.trace = RunTrace(self.run_id)  # OTel: the run span and one span per phase (no-op unless tracing is on)
+        self.mapper = EventMapper(self.run_id, self.route.model, self.policy.prices.get(self.route.model),
+                                  prices=self.policy.prices, redactor=rt.redactor)
+        if req.resume is not None and req.resume.usage:  # cost and steps of the earlier attempts carry over
+            self.mapper.usage = Usage(**req.resume.usage)
+        if req.resume is not None:
+            self.mapper.step = req.resume.step
+        self.opened: Opened | None = None
+        self.writer: WriterSetup | None = None
+        self.runner: ValidationRunner | None = None  # set in setup before the writer (its budget guard is reported)
+        self.last_check: Check | None = None
+
+    # --- bookkeeping -------------------------------------------------------------------------------------------
+
+    async def emit(self, event: Tier2Event) -> None:
+        seq = await self.rt.store.append_event(event, self.fence)
+        if self.sink is not None:
+            await self.sink(seq, event)
+
+    async def update(self, **fields: Any) -> None:
+        await self.rt.store.update_run(self.run_id, self.fence, **fields)
+
+    def mark(self, name: str) -> None:
+        self.marks[name] = time.monotonic()
+
+    def ms(self, a: str, b: str) -> int:
+        return int((self.marks.get(b, time.monotonic()) - self.marks.get(a, self.t0)) * 1000)
+
+    async def phase(self, phase: str, detail: str) -> None:
+        self.mapper.phase = phase
+        await self.update(phase=phase, usage=self.mapper.usage.report())  # cost so far, on GET /v1/runs/{id}
+        await self.emit(PhaseChanged(run_id=self.run_id, phase=phase, detail=detail))  # type: ignore[arg-type]
+        self.trace.phase(phase, detail)
+
+    # --- the steps ---------------------------------------------------------------------------------------------
+
+    async def execute(self) -> RunOutcome:
+        """Run to a terminal state. Raises only for setup found broken before the run started (`open`);
+        anything after that ends as a ``failed``/``stopped`` delivery with a reason."""
+        try:
+            opened = await self.open()
+            return await self._run(opened)
+        except BaseException as exc:  # setup failed before the run's own handling: still close the run span
+            self.trace.finish("failed", f"{type(exc).__name__}: {exc}")  # idempotent after a normal finish
+            raise
+
+    async def open(self) -> Opened:
+        """Create (or reopen) the project, write the running record and announce the run (and the attempt)."""
+        req, run_id, route = self.req, self.run_id, self.route
+        dest = req.out_dir or (self.rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
+        info = read_project(req.existing_project) if req.existing_project else new_project(self.rt.pack, dest,
+                                                                                          req.project_id)
+        project = Path(info.path)
+        model_info = {"route": self.route_name, "kind": route.kind, "model": route.model}
+        fields = {"status": "running", "phase": "setup", "brief": self.brief, "project_id": info.project_id,
+                  "project_dir": str(project), "model": model_info, "policy": self.policy.source_hash,
+                  "owner": process_owner()}
+        if req.run_id is None:  # a fresh run from the CLI; the service wrote the accepted record already
+            accepted = await self.rt.store.accept_run(run_id, fields, project_id=info.project_id, dispatch=False)
+            if accepted.outcome == "busy":
+                raise BadInput(f"project {info.project_id} already has a run in progress: {accepted.active_run}")
+        previous = await self.rt.store.get_run(run_id) or {}
+        attempt = req.fence.token if req.fence else 1
+        await self.update(**fields, attempt=attempt, started=True)
+        self.trace.annotate(**{A.AGENT: "writer", A.ROUTE: self.route_name, A.REQUEST_MODEL: route.model,
+                               A.BRIEF_CHARS: len(self.brief), "tier2.run.attempt": attempt})
+        if not previous.get("started"):
+            await self.emit(RunStarted(run_id=run_id, brief=self.brief, project_id=info.project_id,
+                                       project_dir=str(project), model_route=self.route_name, model=route.model,
+                                       pack=self.rt.pack.ref))
+        if req.fence is not None:
+            resumed = req.resume
+            await self.emit(AttemptStarted(run_id=run_id, attempt=req.fence.token, worker=req.worker,
+                                           resumed_from=resumed.checkpoint if resumed else None,
+                                           stage=resumed.stage if resumed else ""))
+        self.opened = Opened(project, info.project_id, model_info)
+        return self.opened
+
+    async def setup(self, opened: Opened) -> WriterSetup:
+        """The run's layers (budget, breakers, checkpoints, operations, tracing) and the writer agent."""
+        cancel = self.req.cancel
+        layers = build_run_layers(LayerContext(
+            run_id=self.run_id, agent="writer", policy=self.policy, route_name=self.route_name, route=self.route,
+            runtime=self.rt, options=dict(self.req.options), fence=self.fence,
+            progress=lambda: {"round": self.round, "usage": asdict(self.mapper.usage), "step": self.mapper.step}))
+        runner = self.runner = ValidationRunner(self.rt.pool, self.rt.pack, self.policy)
+        runner.spend_guard = spend_guard_of(layers.budget)  # the ledger's report goes into the delivery
+        runner.l3_scorer = l3_scorer(self.policy, rt=self.rt, run_id=self.run_id, options=dict(self.req.options),
+                                     cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
+        results = ToolResults()
+        resume = self.req.resume
+        handle = await build_writer(
+            project_id=opened.project_id, project=opened.project, pack=self.rt.pack, policy=self.policy,
+            model=self.model, runner=runner, reports_dir=self._reports(opened),
+            cancelled=(lambda: cancel.is_set()) if cancel is not None else None,
+            state_json=resume.state_json if resume else self.req.initial_state, layers=layers,
+            fallback_model=self.fallback, results=results,
+            home=workspace_home(self.rt.settings.workspaces, opened.project_id),
+            write_limit=self.rt.security.tools.max_write_bytes)
+        self.writer = WriterSetup(handle=handle, runner=runner, results=results)
+        self.mark("setup_done")
+        return self.writer
+
+    async def run_phases(self, opened: Opened) -> Verdict:
+        """Walk the phases in order; the first one that decides the run ends the walk."""
+        verdict: Verdict | None = None
+        for phase in self.phases:
+            verdict = await phase.run(self, PhaseInput(brief=self.brief, project=opened.project, previous=verdict))
+            if verdict.status is not None:
+                return verdict
+        return verdict if verdict is not None and verdict.status else Verdict("failed", "no phase decided the run")
+
+    async def writer_turn(self, message: Msg | None) -> Turn:
+        """One writer reply (a build-fix loop); its events become run events. ``None`` continues a turn."""
+        agent = self._writer().handle.agent
+        final: Msg | None = None
+        exceeded = False
+        async for item in agent.reply_stream(message):
+            if isinstance(item, Msg):
+                final = item
+                continue
+            if isinstance(item, ExceedMaxItersEvent):
+                exceeded = True
+            for event in self.mapper.map(item):
+                await self.emit(event)
+        if final is None and agent.state.context:
+            final = agent.state.context[-1]
+        return Turn(final, exceeded)
+
+    def last_turn(self) -> Turn:
+        """The turn a previous attempt completed before it died (its last message, from the restored state)."""
+        context = self._writer().handle.agent.state.context
+        return Turn(context[-1] if context else None, False)
+
+    async def validate(self) -> Check:
+        """The L1 verdict on the project as it is now. The writer's last RunGame check is reused when it passed on
+        exactly these sources (same checks, same verdict)."""
+        opened, writer = self._opened(), self._writer()
+        report_path = self._reports(opened) / "final" / "report.json"
+        last = writer.results.last_passing_check()
+        if last is not None and last.source_sha256 == snapshot(opened.project)["sha256"]:
+            report = await writer.runner.finalize(last.report, report_path.parent, self.brief)
+        else:
+            report = await writer.runner.validate_project(opened.project, report_path.parent, brief=self.brief)
+        for gate in report.gates:
+            await self.emit(GateResult(run_id=self.run_id, gate_id=gate.id, layer=gate.layer, passed=gate.passed,
+                                       summary=gate.summary))
+        self.mark("validated")
+        self.last_check = Check(report, report_path)
+        return self.last_check
+
+    def best_verified(self) -> Verdict:
+        """When a limit stops the run: the best verified result so far (the session's last passing validation,
+        else the writer's last check if it passed, else the last validation)."""
+        check = self.last_check
+        if check is not None and check.report.passed:
+            return Verdict(None, "", check.report, check.report_path)
+        tool_check = self.writer.results.last_passing_check() if self.writer is not None else None
+        if tool_check is not None:
+            return Verdict(None, "", tool_check.report, check.report_path if check else None)
+        return Verdict(None, "", check.report if check else None, check.report_path if check else None)
+
+    async def deliver(self, opened: Opened, verdict: Verdict) -> RunOutcome:
+        """Write ``delivery.json``, then end the run (status, reason, usage, timings, summary, ``run_finished``,
+        the project's marker) in one fenced `finish_run`. `StaleLease` when another attempt owns the run."""
+        status = verdict.status or "failed"
+        guard = self.runner.spend_guard if self.runner is not None else None
+        if guard is not None:  # the ledger's view (cap, spent, reserved, calls): usage.budget
+            self.mapper.usage.budget = await guard.report()
+        await asyncio.shield(self.phase("deliver", status))
+        usage = {**self.mapper.usage.report(), "estimated": opened.model_info["kind"] == "offline"}
+        timings = self._timings()
+        report = verdict.report
+        path, record = write_delivery(
+            project=opened.project, run_id=self.run_id, project_id=opened.project_id, status=status,
+            stop_reason=verdict.reason, brief=self.brief, pack=self.rt.pack.ref, model=opened.model_info,
+            report=report, report_path=verdict.report_path, usage=usage, timings=timings)
+        summary = DeliverySummary(verified=bool(report and report.passed),
+                                  failed_gates=[g.id for g in report.failures] if report else [],
+                                  screenshot=record.get("screenshot"), preview=(record.get("preview") or {}).get("url"))
+        done = await finish_run(self.rt.store, self.run_id, RunEnd(
+            status=status, stop_reason=verdict.reason, delivery_path=str(path), usage=usage, timings_ms=timings,
+            delivery=summary), self.fence)
+        if done.event is not None and done.seq is not None and self.sink is not None:
+            await self.sink(done.seq, done.event)
+        elif done.outcome != "finished":
+            log.warning("run %s had already ended (%s): delivery written, record left as it was", self.run_id,
+                        done.status)
+        return RunOutcome(run_id=self.run_id, project_id=opened.project_id, project_dir=str(opened.project),
+                          status=status, stop_reason=verdict.reason, delivery_path=str(path), delivery=record)
+
+    # --- the run, with every way it can end --------------------------------------------------------------------
+
+    async def _run(self, opened: Opened) -> RunOutcome:
+        verdict = Verdict("failed", "")
+        abandon = False
+        try:
+            await self.setup(opened)
+            verdict = await self.run_phases(opened)
+        except asyncio.CancelledError:
+            verdict = self._with_last_check("stopped", "cancelled by request")
+            if self.req.cancel is None or not self.req.cancel.is_set():
+                if self.fence is not None:
+                    abandon = True  # a worker shutting down or losing its lease: the next attempt resumes the run
+                raise  # a shutdown, not a request: finish the record below, then let the task end cancelled
+        except StaleLease:
+            abandon = True  # another attempt owns the run now: write nothing more
+            raise
+        except RunLimitReached as exc:
+            best = self.best_verified()
+            verdict = Verdict("stopped", str(exc), best.report, best.report_path)
+        except Tier2Error as exc:
+            verdict = self._with_last_check("failed", f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - no silent failure: every crash becomes a terminal reason
+            log.exception("run %s crashed", self.run_id)
+            verdict = self._with_last_check("failed", f"{type(exc).__name__}: {str(exc)[:500]}")
+        finally:
+            if not abandon:
+                outcome = await self.deliver(opened, verdict)
+                if self.writer is not None:
+                    outcome.agent_state = self.writer.handle.agent.state.model_dump_json()
+            self.trace.finish("abandoned" if abandon else (verdict.status or "failed"), verdict.reason,
+                              usage=self.mapper.usage)
+        return outcome
+
+    def _with_last_check(self, status: TerminalStatus, reason: str) -> Verdict:
+        """An error verdict that still carries the last validation (as the delivery always has)."""
+        check = self.last_check
+        return Verdict(status, reason, check.report if check else None, check.report_path if check else None)
+
+    def _timings(self) -> dict[str, int]:
+        loop_ms = self.ms("setup_done", "agent_done")
+        tool_ms = self.mapper.usage.tool_ms
+        return {"setup": self.ms("start", "setup_done"), "agent_loop": loop_ms - sum(tool_ms.values()),
+                "build": tool_ms.get("Build", 0),
+                "validation": tool_ms.get("RunGame", 0) + self.ms("agent_done", "validated"),
+                "file_tools": sum(v for k, v in tool_ms.items() if k not in ("Build", "RunGame")),
+                "total": self.ms("start", "end")}
+
+    def _reports(self, opened: Opened) -> Path:
+        return opened.project / ".tier2" / "reports"
+
+    def _opened(self) -> Opened:
+        if self.opened is None:
+            raise RuntimeError("the run session is not open")
+        return self.opened
+
+    def _writer(self) -> WriterSetup:
+        if self.writer is None:
+            raise RuntimeError("the run session has no writer yet")
+        return self.writer

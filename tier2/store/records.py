@@ -1,0 +1,116 @@
+"""The typed run record (`RunRecord`) stored under `Keys.run`, and the loader that migrates older formats.
+
+Formats:
+
+* **v1** — every record written before this module existed: stamped ``schema_version: 1`` (or no
+  ``schema_version`` at all). Same fields as v2; nothing recorded when or with what summary the run ended.
+* **v2** — this model. Adds ``finished_at``, ``timings_ms`` and ``delivery`` (a summary of ``delivery.json``),
+  written by the one finish (`tier2.store.finish.finish_run`).
+
+`load_run_record` reads any of them; the stored JSON keeps the keys it had (``model_dump`` with
+``exclude_unset``), so an old record read and written back changes only its ``schema_version``. Unknown keys are
+kept (``extra="allow"``): a field added by another feature survives a round trip through this model.
+The frozen corpus of v1 records lives in ``tests/fixtures/persisted/v1/``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tier2.store.lifecycle import RunStatus
+
+__all__ = ["RUN_RECORD_VERSION", "DeliverySummary", "RunRecord", "load_run_record", "migrate_run_record"]
+
+#: The version `RunRecord` writes (the other persisted payloads keep `tier2.store.keys.SCHEMA_VERSION`).
+RUN_RECORD_VERSION = 2
+
+Phase = Literal["setup", "implement", "validate", "deliver"]
+
+
+class DeliverySummary(BaseModel):
+    """What ``delivery.json`` says, in a line: enough for ``GET /v1/runs/{id}`` without reading the file."""
+
+    model_config = ConfigDict(extra="allow")
+    verified: bool = False
+    failed_gates: list[str] = Field(default_factory=list)
+    screenshot: str | None = None
+    preview: str | None = None
+
+
+class RunRecord(BaseModel):
+    """One run as stored (and returned by ``GET /v1/runs/{id}``, plus its attempts)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: Literal[2] = RUN_RECORD_VERSION
+    run_id: str
+    status: RunStatus = "queued"
+    phase: Phase = "setup"
+    brief: str = ""
+    tenant: str | None = None
+    project_id: str | None = None
+    project_dir: str | None = None
+    thread_id: str | None = None
+    #: a loaded project or the thread's project the run works on (None: a fresh template copy)
+    source_dir: str | None = None
+    continues_thread: bool = False
+    #: accepted by the service for a worker (False: a foreground ``tier2 generate`` run)
+    dispatched: bool = False
+    model_route: str | None = None
+    #: the writer's route as resolved when the run started: ``{route, kind, model}``
+    model: dict[str, Any] | None = None
+    policy: str | None = None
+    #: the process running it (foreground runs: the orphan sweep checks it)
+    owner: dict[str, Any] | None = None
+    attempt: int | None = None
+    started: bool = False
+    cancel_requested: bool = False
+    options: dict[str, Any] = Field(default_factory=dict)
+    usage: dict[str, Any] | None = None
+    stop_reason: str = ""
+    delivery_path: str | None = None
+    delivery: DeliverySummary | None = None
+    timings_ms: dict[str, int] | None = None
+    created_at: float | None = None
+    updated_at: float | None = None
+    finished_at: float | None = None
+
+    def dump(self) -> dict[str, Any]:
+        """The stored form: only the keys that were set (an old record keeps its key set), JSON-ready."""
+        return {"schema_version": self.schema_version, **self.model_dump(mode="json", exclude_unset=True)}
+
+    def to_json(self) -> str:
+        return json.dumps(self.dump())
+
+
+def _v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:
+    """v1 → v2: same fields; only the version changes (v2's new fields are optional)."""
+    return {**raw, "schema_version": 2}
+
+
+#: version -> the step that lifts a record of that version to the next one.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+
+
+def migrate_run_record(raw: dict[str, Any]) -> dict[str, Any]:
+    """A stored record (any known version; none = v1) as a current-version dict."""
+    data = dict(raw)
+    version = int(data.get("schema_version") or 1)
+    if version > RUN_RECORD_VERSION:
+        raise ValueError(f"run record {data.get('run_id')!r} has schema_version {version}, newer than this code "
+                         f"({RUN_RECORD_VERSION})")
+    while version < RUN_RECORD_VERSION:
+        data = MIGRATIONS[version](data)
+        version = int(data["schema_version"])
+    data["schema_version"] = RUN_RECORD_VERSION  # set explicitly, so it is always part of the stored form
+    return data
+
+
+def load_run_record(raw: str | bytes | dict[str, Any]) -> RunRecord:
+    """Parse and migrate a stored run record (JSON text or an already decoded dict)."""
+    data = json.loads(raw) if isinstance(raw, str | bytes) else raw
+    return RunRecord.model_validate(migrate_run_record(data))
