@@ -145,10 +145,13 @@ async def test_counts_heal_after_failure_and_delivery_and_a_bad_stored_budget_fa
 
         got = await store.accept_run(
             "r-badbudget", {"status": "queued", "phase": "setup", "brief": POTION, "tenant": "heal",
-                            "project_id": "p-badbudget", "dispatched": True, "project_dir": None,
-                            "options": {"budget": {"usd": float("inf")}}},
-            project_id="p-badbudget", dispatch=True, tenant="heal", admission=Admission("heal", 1, 100))
+                            "project_id": "p-badbudget", "dispatched": True, "project_dir": None},
+            project_id="p-badbudget", dispatch=False, tenant="heal", admission=Admission("heal", 1, 100))
         assert got.outcome == "created"
+        key = store.keys.run("r-badbudget")  # the record rewritten raw: a JSON Infinity no model would store
+        raw = json.loads(await store.r.get(key))
+        await store.r.set(key, json.dumps({**raw, "options": {"budget": {"usd": float("inf")}}}))
+        await store.r.xadd(store.keys.dispatch(), {"run_id": "r-badbudget", "tenant": "heal"})
         assert (await _submit(service, "heal")).status_code == 429          # max_queued = 1 is taken
         failed = await _terminal(service, "r-badbudget", "heal")
         assert failed["status"] == "failed" and "budget" in failed["stop_reason"], failed

@@ -44,7 +44,9 @@ class DeliverySummary(BaseModel):
 class RunRecord(BaseModel):
     """One run as stored (and returned by ``GET /v1/runs/{id}``, plus its attempts)."""
 
-    model_config = ConfigDict(extra="allow")
+    # a non-finite number stored behind the API's back stays visible ("Infinity"), never laundered into null:
+    # the run's budget check then fails the run naming it
+    model_config = ConfigDict(extra="allow", ser_json_inf_nan="strings")
 
     schema_version: Literal[2] = RUN_RECORD_VERSION
     run_id: str

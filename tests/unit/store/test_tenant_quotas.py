@@ -10,6 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from tier2.store.dispatch import Dispatcher
+from tier2.store.finish import RunEnd, finish_run
 from tier2.store.keys import DISPATCH_GROUP, Keys
 from tier2.store.quotas import Admission, QuotaStore
 from tier2.store.run_store import RunStore
@@ -30,6 +31,13 @@ async def _accept(store: RunStore, run_id: str, tenant: str, admission: Admissio
                                   dispatch=True, tenant=tenant, admission=admission, **kw)
 
 
+async def _end(store: RunStore, run_id: str, status: str) -> None:
+    """End a run the one way runs end (`finish_run`), running first when the state machine needs it."""
+    if status == "delivered":
+        await store.update_run(run_id, status="running")
+    await finish_run(store, run_id, RunEnd(status=status, stop_reason=f"test: {status}"))
+
+
 @pytest.mark.parametrize("ending", ["delivered", "stopped", "failed", "record gone"])
 async def test_queue_cap_is_atomic_and_heals_whichever_way_a_run_ends(store: RunStore, ending: str) -> None:
     cap = Admission("acme", max_queued=2, per_minute=100)
@@ -44,7 +52,7 @@ async def test_queue_cap_is_atomic_and_heals_whichever_way_a_run_ends(store: Run
     if ending == "record gone":
         await store.r.delete(store.keys.run("r-1"))
     else:
-        await store.update_run("r-1", status=ending)
+        await _end(store, "r-1", ending)
     assert (await _accept(store, "r-4", "acme", cap)).outcome == "created"
     assert await QuotaStore(store.r, store.keys).active("acme") == 2
 
@@ -79,7 +87,7 @@ async def test_upload_bytes_per_day_are_charged_only_when_they_fit(store: RunSto
 
 
 async def _finish(store: RunStore, run_id: str) -> None:
-    await store.update_run(run_id, status="delivered")
+    await _end(store, run_id, "delivered")
 
 
 async def test_one_tenants_backlog_does_not_starve_another(store: RunStore) -> None:
