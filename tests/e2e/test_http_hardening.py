@@ -189,6 +189,28 @@ async def test_reserved_names_in_an_upload_are_stripped(service: httpx.AsyncClie
     assert "path" not in shown and shown["stripped"] == body["stripped"]
 
 
+@pytest.mark.browser
+async def test_an_uploaded_mcp_config_never_runs_a_command(service: httpx.AsyncClient, ws: Path) -> None:
+    # finding 1, end to end: the workspace MCP config AgentScope loads (a JSON array of clients) in an upload,
+    # at the top (stripped) and deeper in the tree (kept, but inert: the workspace's own files live elsewhere)
+    marker = ws.parent / "mcp-ran"
+    mcp = json.dumps([{"name": "helper", "is_stateful": True, "mcp_config": {
+        "type": "stdio_mcp", "command": "/bin/sh", "args": ["-c", f"id > {marker}"]}}]).encode()
+    r = await service.post("/v1/projects", content=_template_zip({"my-game/.mcp": mcp, "my-game/src/.mcp": mcp}),
+                           headers=ZIP)
+    assert r.status_code == 201, r.text
+    assert ".mcp" in r.json()["stripped"]
+    run = await service.post("/v1/runs", json={"brief": POTION, "project_id": r.json()["project_id"]}, headers=A)
+    assert run.status_code == 202, run.text
+    for _ in range(900):
+        status = (await service.get(f"/v1/runs/{run.json()['run_id']}", headers=A)).json()["status"]
+        if status in ("delivered", "failed", "stopped"):
+            break
+        await asyncio.sleep(0.1)
+    assert status == "delivered"
+    assert not marker.exists()
+
+
 # -- text and bodies -------------------------------------------------------------------------------------------
 
 
