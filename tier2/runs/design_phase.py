@@ -163,11 +163,12 @@ class _Studio:
             self.answers_json = dict(prev.get("answers") or {})
             self.split_json = dict(prev.get("split") or {})
             same_run = prev.get("run_id") == s.run_id
-            follow = "" if same_run else self.inp.brief
+            # a resumed attempt of this run, or a continue with the same goal: nothing changed
+            follow = "" if same_run or self.inp.brief.strip() in self.plan.goals else self.inp.brief.strip()
             rerun = self._invalidated_by(follow, prev)
-            if follow and follow.strip() not in self.plan.goals:
+            if follow and rerun:  # a new goal version: only what it touches is redone
                 self.plan.goal_version += 1
-                self.plan.goals.append(follow.strip())
+                self.plan.goals.append(follow)
         else:
             self.plan.goals = [self.inp.brief]
             rerun = {"design.brief", *(f"design.{r}" for r in ROLES)}
