@@ -76,12 +76,15 @@ class _Progress:
 async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace, brief: str) -> int:
     from tier2.runs import RunRequest, execute_run, open_runtime
 
+    cont = Path(args.continue_dir).resolve() if getattr(args, "continue_dir", None) else None
     async with open_runtime(settings, redis_url) as rt:
         out = Path(args.out).resolve() if args.out else None
         outcome = await execute_run(rt, RunRequest(brief=brief, out_dir=out, model=args.model,
-                                                   options=_budget_options(args)),
+                                                   options=_budget_options(args), existing_project=cont,
+                                                   pause_after="design" if args.design_only else None),
                                     sink=_Progress(args.quiet))
     d = outcome.delivery
+    paused = outcome.status == "stopped" and outcome.stop_reason.startswith("paused after design")
     if args.json:
         print(json.dumps(d, indent=2, ensure_ascii=False))
     else:
@@ -91,7 +94,15 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
         print(f"delivery:   {outcome.delivery_path}")
         print(f"report:     {(d.get('verification') or {}).get('report')}")
         print(f"screenshot: {d.get('screenshot')}")
-    return 0 if outcome.status == "delivered" else 1
+        done = d.get("completion")
+        if done:
+            print(f"design:     {done['summary']} (genre {done['genre']}; spec {outcome.project_dir}/design/spec.json)")
+            for u in done.get("unsupported") or []:
+                print(f"not built:  {u['what']} — {u['reason']}")
+        if paused:
+            print(f"continue:   edit docs/design/ and design/spec.json, then: tier2 generate --continue "
+                  f"{outcome.project_dir}")
+    return 0 if outcome.status == "delivered" or (paused and args.design_only) else 1
 
 
 def _with_redis(settings: Settings, fn: Any) -> int:
@@ -103,8 +114,19 @@ def _with_redis(settings: Settings, fn: Any) -> int:
         return fn(url)
 
 
+def _design_goal(project: Path) -> str:
+    """The goal a paused design was made for (``--continue DIR`` without a brief)."""
+    try:
+        goals = json.loads((project / ".tier2" / "design" / "state.json").read_text()).get("goals") or []
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{project} has no design to continue ({exc}); give a brief") from exc
+    return str(goals[0]) if goals else ""
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     settings = Settings()
+    if getattr(args, "continue_dir", None) and args.brief is None and not args.brief_file:
+        args.brief = _design_goal(Path(args.continue_dir))
     brief = _read_brief(args)
     from tier2.runs import validate_brief
 
@@ -239,6 +261,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="USD cap for this run, all model calls together (default: budget.usd in hot config)")
     g.add_argument("--budget-tokens", type=_positive, metavar="N",
                    help="input+output token cap for this run (default: budget.tokens in hot config)")
+    g.add_argument("--design-only", action="store_true",
+                   help="stop after the design phase (docs/design/, design/spec.json); exit 0 when the design is valid")
+    g.add_argument("--continue", dest="continue_dir", metavar="DIR",
+                   help="continue a project whose run paused after design (re-reads the edited design/spec.json)")
     g.set_defaults(fn=cmd_generate)
     s = sub.add_parser("serve", help="run the HTTP service (AgentScope create_app + tier2 routes)")
     s.add_argument("--host", default="127.0.0.1")
@@ -269,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.command == "generate" and args.brief is None and not args.brief_file:
+    if args.command == "generate" and args.brief is None and not args.brief_file and not args.continue_dir:
         parser.error("generate needs a BRIEF (or --brief-file, or '-' for stdin)")
     try:
         if args.command in _TRACED_COMMANDS:

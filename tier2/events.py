@@ -7,7 +7,7 @@ streamed to clients (CLI progress, SSE). Build them only through these models, n
 from __future__ import annotations
 
 import time
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -23,12 +23,13 @@ __all__ = [
     "AttemptStarted",
     "CancelRequested",
     "RunFinished",
+    "PlanChanged",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
 ]
 
-Phase = Literal["setup", "implement", "validate", "deliver"]
+Phase = Literal["setup", "design", "implement", "validate", "deliver"]
 RunStatus = Literal["queued", "running", "delivered", "failed", "stopped"]
 TERMINAL_STATUSES: frozenset[str] = frozenset({"delivered", "failed", "stopped"})
 
@@ -111,9 +112,20 @@ class RunFinished(_Event):
     delivery_path: str | None = None
 
 
+class PlanChanged(_Event):
+    """A plan node (design work, a phase, a spec requirement) changed status, with the evidence of the change."""
+
+    type: Literal["plan_changed"] = "plan_changed"
+    node: str
+    kind: str
+    status: Literal["pending", "running", "verified", "failed", "blocked", "invalidated"]
+    goal_version: int = 1
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished,
+    | RunFinished | PlanChanged,
     Field(discriminator="type"),
 ]
 

@@ -24,7 +24,7 @@ _REQUIRED = ("run_id", "project_id", "status", "stop_reason", "source", "build",
 def write_delivery(
     *, project: Path, run_id: str, project_id: str, status: str, stop_reason: str, brief: str, pack: str,
     model: dict[str, Any], report: ValidationReport | None, report_path: Path | None, usage: dict[str, Any],
-    timings: dict[str, int],
+    timings: dict[str, int], extra: dict[str, Any] | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Write ``delivery.json`` (and ``screenshot.png``) into the project; return the path and the record."""
     screenshot = None
@@ -62,6 +62,7 @@ def write_delivery(
         "usage": usage,
         "timings_ms": timings,
         "created_at": time.time(),
+        **(extra or {}),  # the design phase: design, completion (N of M requirements verified), plan
     }
     path = project / DELIVERY_FILE
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False))

@@ -1,4 +1,4 @@
-"""The phases a run session walks, in order (`default_phases`: ``[ImplementPhase()]`` today).
+"""The phases a run session walks, in order (`default_phases`: ``[DesignPhase(), ImplementPhase()]``).
 
 A phase takes a `PhaseInput` and returns a `Verdict`: a terminal status when it decided the run (delivered,
 failed), or ``status=None`` to hand over to the next phase. A design phase, say, goes in front of
@@ -79,9 +79,9 @@ class ImplementPhase:
             if check.report.passed:
                 return Verdict("delivered", "all L1 gates passed", check.report, check.report_path)
             if said.startswith("STOP:"):
-                return Verdict("failed", "writer stopped: " + said[5:].strip()[:1000], check.report,
-                               check.report_path)
-            reason = "L1 gates still failing: " + ", ".join(g.id for g in check.report.failures)
+                return Verdict("failed", "gates failing: " + _failing(check.report) + "; writer stopped: "
+                               + said[5:].strip()[:1000], check.report, check.report_path)
+            reason = "gates still failing: " + _failing(check.report)
             if turn.exceeded:
                 reason = f"writer hit max_iters={policy.writer.max_iters}; " + reason
             verdict = Verdict("failed", reason, check.report, check.report_path)
@@ -91,4 +91,11 @@ class ImplementPhase:
 
 
 def default_phases() -> list[Phase]:
-    return [ImplementPhase()]
+    from tier2.runs.design_phase import DesignPhase  # imports this module (Verdict, PhaseInput)
+
+    return [DesignPhase(), ImplementPhase()]
+
+
+def _failing(report: ValidationReport) -> str:
+    """The blocking gates by id; an L2 gate with its summary (it names the design mismatch)."""
+    return ", ".join(g.id if g.layer == "L1" else f"{g.id} ({g.summary[:300]})" for g in report.failures)

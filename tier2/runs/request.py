@@ -52,6 +52,8 @@ class RunRequest:
     resume: Resume | None = None
     #: per-run options for the governance layers (e.g. ``{"budget": {"usd": 0.5, "tokens": 200000}}``)
     options: dict[str, Any] = field(default_factory=dict)
+    #: stop after this phase (``"design"``: a person reads and edits the design, then continues the run)
+    pause_after: str | None = None
 
 
 @dataclass

@@ -108,6 +108,8 @@ class RunSession:
         self.writer: WriterSetup | None = None
         self.runner: ValidationRunner | None = None  # set in setup before the writer (its budget guard is reported)
         self.last_check: Check | None = None
+        #: the design phase's outcome (spec, plan, goal): L2 gates, the completion map and the plan in the delivery
+        self.design: Any = None  # tier2.runs.design_phase.DesignOutcome (Any: that module imports this one)
 
     # --- bookkeeping -------------------------------------------------------------------------------------------
 
@@ -270,13 +272,15 @@ class RunSession:
         usage = {**self.mapper.usage.report(), "estimated": opened.model_info["kind"] == "offline"}
         timings = self._timings()
         report = verdict.report
+        design = await self._design_record(verdict, report)
         path, record = write_delivery(
             project=opened.project, run_id=self.run_id, project_id=opened.project_id, status=status,
             stop_reason=verdict.reason, brief=self.brief, pack=self.rt.pack.ref, model=opened.model_info,
-            report=report, report_path=verdict.report_path, usage=usage, timings=timings)
+            report=report, report_path=verdict.report_path, usage=usage, timings=timings, extra=design)
         summary = DeliverySummary(verified=bool(report and report.passed),
                                   failed_gates=[g.id for g in report.failures] if report else [],
-                                  screenshot=record.get("screenshot"), preview=(record.get("preview") or {}).get("url"))
+                                  screenshot=record.get("screenshot"), preview=(record.get("preview") or {}).get("url"),
+                                  **({"completion": design["completion"]["summary"]} if design else {}))
         done = await finish_run(self.rt.store, self.run_id, RunEnd(
             status=status, stop_reason=verdict.reason, delivery_path=str(path), usage=usage, timings_ms=timings,
             delivery=summary), self.fence)
@@ -287,6 +291,31 @@ class RunSession:
                         done.status)
         return RunOutcome(run_id=self.run_id, project_id=opened.project_id, project_dir=str(opened.project),
                           status=status, stop_reason=verdict.reason, delivery_path=str(path), delivery=record)
+
+    async def _design_record(self, verdict: Verdict, report: ValidationReport | None) -> dict[str, Any] | None:
+        """The completion map (every requirement → the gates that verified it, or why not) and the final plan:
+        requirement nodes are verified only by gates that passed, never by a ticked task."""
+        design = self.design
+        if design is None:
+            return None
+        why = verdict.reason if report is None else ""
+        completion = design.completion(report, why)
+        plan = design.plan
+        for row in completion["requirements"]:
+            node = f"req.{row['id']}"
+            if node in plan.nodes:
+                plan.set(node, "verified" if row["status"] == "verified" else ("failed" if report else "blocked"),
+                         gates=row["gates"] or None, reason=row["reason"] or None)
+        if report is not None:
+            plan.set("phase.implement", "verified" if report.build and report.build.get("ok") else "failed")
+            plan.set("phase.validate", "verified" if report.passed else "failed",
+                     failed=[g.id for g in report.failures] or None)
+        await self.update(plan=plan.summary(), completion={k: completion[k] for k in (
+            "verified", "total", "summary", "genre", "buildable", "unsupported")})
+        return {"design": {"spec": "design/spec.json", "gdd": "docs/design/GDD.md", "genre": design.spec.get("genre"),
+                           "scope": design.spec.get("scope"), "goal_version": plan.goal_version,
+                           "reused": design.reused, "rerun": design.rerun, "edited_by_person": design.edited},
+                "completion": completion, "plan": plan.summary()}
 
     # --- the run, with every way it can end --------------------------------------------------------------------
 

@@ -175,7 +175,8 @@ class Worker:
         req = RunRequest(brief=record["brief"], model=record.get("model_route"), run_id=run_id,
                          project_id=record.get("project_id"), out_dir=planned, cancel=cancel,
                          existing_project=Path(source) if source else None, initial_state=initial,
-                         fence=lease.fence, worker=self.name, resume=resume, options=record.get("options") or {})
+                         fence=lease.fence, worker=self.name, resume=resume, options=record.get("options") or {},
+                         pause_after=record.get("pause_after"))
         outcome = await execute_run(self.rt, req)
         if outcome.agent_state and thread_id:
             await store.save_thread_state(thread_id, outcome.agent_state)

@@ -15,7 +15,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
@@ -61,6 +61,9 @@ class RunCreate(BaseModel):
                                     description="A follow-up in this thread: same project, the conversation continues")
     budget: BudgetOverride | None = Field(default=None, description="This run's limits (usd, tokens, deadline_s); "
                                                                     "unset ones come from the hot config")
+    pause_after: Literal["design"] | None = Field(
+        default=None, description="Stop after this phase: the run ends `stopped` (paused after design) with "
+        "docs/design/ and design/spec.json written; continue with a follow-up in the thread")
 
 
 def _rt(request: Request) -> Runtime:
@@ -119,6 +122,7 @@ async def create_run(
                        "delivery": f"/v1/runs/{run_id}/delivery", "cancel": f"/v1/runs/{run_id}/cancel"}}
     record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": tenant,
               "model_route": body.model, "thread_id": thread_id, "dispatched": True, "project_dir": project_dir,
+              "pause_after": body.pause_after,
               "source_dir": source_dir, "continues_thread": continues,
               "options": {**_options(body), **admitted.options}}
     accepted = await rt.store.accept_run(

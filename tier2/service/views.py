@@ -21,7 +21,8 @@ __all__ = ["PathMask", "public_run", "public_attempt", "public_thread", "public_
 
 _RUN_FIELDS = ("schema_version", "run_id", "status", "phase", "brief", "project_id", "thread_id", "tenant",
                "model_route", "model", "attempt", "stop_reason", "cancel_requested", "usage", "created_at",
-               "updated_at", "finished_at", "timings_ms", "continues_thread", "options", "policy")
+               "updated_at", "finished_at", "timings_ms", "continues_thread", "options", "policy", "plan",
+               "completion", "pause_after")
 _ATTEMPT_FIELDS = ("attempt", "started_at", "ended_at", "outcome", "detail", "resumed_from", "stage")
 _THREAD_FIELDS = ("thread_id", "tenant", "project_id", "created_at")
 _THREAD_RUN_FIELDS = ("run_id", "status", "brief", "stop_reason", "created_at")

@@ -28,7 +28,7 @@ __all__ = ["RUN_RECORD_VERSION", "DeliverySummary", "RunRecord", "load_run_recor
 #: The version `RunRecord` writes (the other persisted payloads keep `tier2.store.keys.SCHEMA_VERSION`).
 RUN_RECORD_VERSION = 2
 
-Phase = Literal["setup", "implement", "validate", "deliver"]
+Phase = Literal["setup", "design", "implement", "validate", "deliver"]
 
 
 class DeliverySummary(BaseModel):

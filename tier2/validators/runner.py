@@ -24,6 +24,7 @@ from tier2.toolchain import BuildResult, run_build
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.data import check_tier2_tables
 from tier2.validators.l1.runtime_gates import RUNTIME_GATES
+from tier2.validators.l2 import completion_map, conformance_gates
 from tier2.validators.l3 import ModelScorer, score_visual
 from tier2.validators.probe import probe_contract_game
 from tier2.validators.probe_generic import probe_generic_game
@@ -38,14 +39,20 @@ __all__ = ["ValidationRunner", "apply_policy", "build_gate", "Mode"]
 Mode = Literal["auto", "contract", "generic"]
 
 
+#: L2 gates whose default is not observe: a game of the wrong genre is never delivered unless config says so
+L2_DEFAULTS: dict[str, str] = {"l2.genre": "enforce"}
+
+
 def apply_policy(result: ValidationResult, policy: Policy) -> ValidationResult:
-    """Set the gate's mode: L1 enforce (always), L3 observe (always), L2 from policy (default observe)."""
+    """Set the gate's mode: L1 enforce (always), L3 observe (always), L2 from policy: the gate's id, then its
+    family (``l2.req`` for ``l2.req.R3``), then `L2_DEFAULTS`, then observe."""
     if result.layer == "L1":
         mode = "enforce"
     elif result.layer == "L3":
         mode = "observe"
     else:
-        mode = policy.gates.get(result.id, "observe")
+        family = result.id.rsplit(".", 1)[0]
+        mode = policy.gates.get(result.id) or policy.gates.get(family) or L2_DEFAULTS.get(result.id, "observe")
     return result.model_copy(update={"mode": mode})
 
 
@@ -85,6 +92,9 @@ class ValidationRunner:
     spend_guard: SpendGuard | None = None
     #: the L3 model scorer (`tier2.runs.l3`), None = the offline heuristic
     l3_scorer: ModelScorer | None = None
+    #: the run's validated design spec and goal text (set by the design phase): L2 conformance gates run on it
+    design_spec: dict[str, Any] | None = None
+    design_goal: str = ""
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
@@ -164,6 +174,7 @@ class ValidationRunner:
             gates.append(build_gate(target.build))
             timings["build"] = target.build.duration_ms
         tables = None
+        trace: PlayTrace | None = None
         t0 = time.monotonic()
         if target.tier2_project and target.project is not None:
             tables = read_tables(target.project, self.pack.manifest.data_tables)
@@ -179,7 +190,7 @@ class ValidationRunner:
                 timings["browser"] = int((time.monotonic() - t0) * 1000)
                 timings.update({f"browser.{k}": v for k, v in trace.timings_ms.items()})
                 gates += [gate(trace) for gate in RUNTIME_GATES]
-                screenshots, notes = trace.screenshots, trace.notes
+                screenshots, notes = trace.screenshots, list(trace.notes)
                 if brief is not None and screenshots:
                     t0 = time.monotonic()
                     gates.append(await self._l3(screenshots, brief))
@@ -188,6 +199,12 @@ class ValidationRunner:
             if static is not None:
                 static_gates, timings["static_gates"] = await static
                 gates[1:1] = static_gates
+        if self.design_spec is not None and target.tier2_project:  # L2: the build against the design
+            l2 = conformance_gates(self.design_spec, self.design_goal, trace, tables, target.project,
+                                   gates)
+            gates += l2
+            done = completion_map(self.design_spec, l2)
+            notes.append(f"design conformance: {done['summary']} (genre {done['genre']})")
         gates = [apply_policy(g, self.policy) for g in gates]
         report = ValidationReport(
             target=target.label, mode=mode, passed=not any(g.blocking for g in gates), gates=gates,

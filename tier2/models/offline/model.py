@@ -17,6 +17,7 @@ from agentscope.message import Msg, TextBlock, ToolCallBlock
 from agentscope.model import ChatModelBase, ChatResponse, ChatUsage
 from pydantic import BaseModel
 
+from tier2.models.offline.design import decide_design, is_design
 from tier2.models.offline.history import read_conversation
 from tier2.models.offline.policy import Action, decide
 
@@ -55,8 +56,8 @@ class OfflineChatModel(ChatModelBase):
                 "task_overview", "current_state", "important_discoveries", "next_steps", "context_to_preserve")}
             blocks: list[TextBlock | ToolCallBlock] = [
                 ToolCallBlock(id="call_summary", name="generate_structured_output", input=json.dumps(summary))]
-        else:
-            action = decide(conv, self.parameters.model_dump())
+        else:  # the design studio's roles (leader, designers) or the writer
+            action = decide_design(conv) if is_design(conv) else decide(conv, self.parameters.model_dump())
             if mode == "none" and action.kind == "tools":
                 action = Action("final", text="STOP: tool calls are disabled for this turn")
             blocks = self._blocks(action, salt=f"{len(conv.steps)}:{conv.chars}")

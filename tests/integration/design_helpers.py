@@ -1,0 +1,45 @@
+"""Run only the design phase of a real run session (real Redis, files; scripted leader) for tests."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from agentscope.message import Msg, TextBlock
+
+from tier2.models.offline.design import decide_design
+from tier2.models.offline.history import read_conversation
+from tier2.models.routing import build_model
+from tier2.runs.design_phase import DesignPhase
+from tier2.runs.request import RunRequest
+from tier2.runs.session import RunSession
+from tier2.store.team import TeamMailbox
+from tier2.testing import ScriptedChatModel
+
+BRIEF = "a cozy bakery tycoon: bake bread and cakes, fill customer orders, don't go broke"
+
+
+async def run_design(rt: Any, tmp_path: Path, late_note: str = "", brief: str = BRIEF) -> tuple[Any, list[str]]:
+    req = RunRequest(brief=brief, out_dir=tmp_path / "game", pause_after="design")
+    leader_inputs: list[str] = []
+    session: RunSession
+
+    def leader(messages: list[Msg]) -> list[TextBlock]:
+        conv = read_conversation(messages)
+        leader_inputs.append(conv.last_user)
+        if late_note and "Converge" in conv.last_user and sum("Converge" in t for t in leader_inputs) == 1:
+            box = TeamMailbox(rt.store.r, rt.store.keys, session.run_id, "leader")
+            asyncio.get_running_loop().create_task(box.post("designer.level", "note", late_note))
+        return [TextBlock(text=decide_design(conv).text)]
+
+    def model_for(role: str) -> Any:
+        name, route = rt.policies.snapshot().agent_route(role)
+        if role == "leader":  # priced like the offline route (the run's ledger refuses unpriced models)
+            return ScriptedChatModel(leader, model=route.model)
+        return build_model(name, route, timeout_s=30)
+
+    session = RunSession(rt, req, brief, phases=[DesignPhase(model_for)])
+    outcome = await session.execute()
+    assert outcome.status == "stopped" and outcome.stop_reason.startswith("paused after design"), outcome.stop_reason
+    return session.design, leader_inputs

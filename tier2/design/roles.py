@@ -1,0 +1,144 @@
+"""The design studio's roles, what each one answers (structured output), and how answers become documents.
+
+Designers never write files: each one's final answer is one JSON object (`DesignerAnswer`), and tier2 code
+renders it into ``docs/design/<role>.md``; the leader's converged answer is the spec (`tier2.design.spec`),
+rendered into ``docs/design/GDD.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["ROLES", "DesignerAnswer", "LeaderSplit", "parse_answer", "render_role_doc", "render_gdd",
+           "roles_touched_by", "AnswerError"]
+
+#: the designers, in the order the GDD lists them
+ROLES: tuple[str, ...] = ("gameplay", "level", "economy", "ui", "audio", "vfx", "assets")
+
+_TITLES = {"gameplay": "Gameplay", "level": "Levels", "economy": "Economy and numbers", "ui": "UI",
+           "audio": "Audio", "vfx": "Visual effects", "assets": "Assets"}
+
+#: follow-up words -> the designers whose work they change (anything else: nothing is invalidated)
+_FOLLOW_UP: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"\b(theme|themed|snow\w*|winter|summer|autumn|spring|night|dark|neon|pastel|retro|pixel|"
+                r"colou?rs?|palette|look|style|art|sprites?|halloween|christmas|space|underwater|jungle)\b", re.I),
+     ("assets", "vfx", "ui", "audio")),
+    (re.compile(r"\b(prices?|money|costs?|cheap\w*|expensive|rewards?|goal|harder|easier|difficult\w*|"
+                r"economy|balance|profit)\b", re.I), ("economy", "level")),
+    (re.compile(r"\b(levels?|stages?|maps?|longer|shorter|waves?)\b", re.I), ("level",)),
+    (re.compile(r"\b(controls?|keys?|mechanics?|gameplay|recipes?|items?|new|add|remove)\b", re.I),
+     ("gameplay", "economy", "level")),
+    (re.compile(r"\b(sounds?|music|audio|sfx)\b", re.I), ("audio",)),
+    (re.compile(r"\b(ui|hud|menus?|buttons?|fonts?|labels?|text)\b", re.I), ("ui",)),
+    (re.compile(r"\b(effects?|particles?|vfx|juice|shake)\b", re.I), ("vfx",)),
+)
+
+
+class AnswerError(ValueError):
+    """A designer's or the leader's final answer is not the JSON object its role must return."""
+
+
+class DraftRequirement(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    text: str
+    source: str
+    predicate: dict[str, Any]
+
+
+class DesignerAnswer(BaseModel):
+    """One designer's final answer."""
+
+    model_config = ConfigDict(extra="ignore")
+    role: str
+    summary: str
+    decisions: list[str] = Field(default_factory=list)
+    requirements: list[DraftRequirement] = Field(default_factory=list)
+    #: data tables (file name -> content) — the economy designer's numbers
+    tables: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+
+class LeaderSplit(BaseModel):
+    """The leader's first answer: the genre it reads in the brief and one task per designer."""
+
+    model_config = ConfigDict(extra="ignore")
+    title: str
+    genre: str
+    pitch: str = ""
+    tasks: dict[str, str]
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.S)
+
+
+def parse_answer(text: str, model: type[BaseModel]) -> Any:
+    """The JSON object in a final answer (bare, or in a ```json fence) as ``model``; `AnswerError` else."""
+    raw = text.strip()
+    m = _FENCE.search(raw)
+    if m:
+        raw = m.group(1)
+    elif not raw.startswith("{") and "{" in raw:
+        raw = raw[raw.index("{"): raw.rindex("}") + 1]
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise AnswerError(f"the answer is not one JSON object: {exc}") from exc
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise AnswerError(f"the answer does not match the {model.__name__} shape: {exc.errors()[:3]}") from exc
+
+
+def roles_touched_by(follow_up: str) -> set[str]:
+    """The designers a follow-up's words change (``same game, snowy theme`` -> assets, vfx, ui, audio)."""
+    out: set[str] = set()
+    for pattern, roles in _FOLLOW_UP:
+        if pattern.search(follow_up):
+            out.update(roles)
+    return out
+
+
+def render_role_doc(answer: DesignerAnswer, goal: str, run_id: str) -> str:
+    lines = [f"# {_TITLES.get(answer.role, answer.role)} design", "",
+             f"_Written by tier2 from the `{answer.role}` designer's answer (run {run_id}). Edit freely while the "
+             "run is paused after design; the spec (`design/spec.json`) is what the gates check._", "",
+             "## Goal", "", goal.strip(), "", "## Summary", "", answer.summary.strip(), ""]
+    if answer.decisions:
+        lines += ["## Decisions", ""] + [f"- {d}" for d in answer.decisions] + [""]
+    if answer.requirements:
+        lines += ["## Proposed requirements", ""]
+        lines += [f"- {r.text} — from “{r.source}” — `{json.dumps(r.predicate)}`" for r in answer.requirements]
+        lines.append("")
+    if answer.tables:
+        lines += ["## Tables", ""] + [f"- `data/{name}`" for name in sorted(answer.tables)] + [""]
+    if answer.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in answer.notes] + [""]
+    return "\n".join(lines)
+
+
+def render_gdd(spec: dict[str, Any], answers: dict[str, DesignerAnswer], goals: list[str]) -> str:
+    scope = spec.get("scope", {})
+    lines = [f"# {spec.get('title', 'Game')} — game design document", "",
+             f"- **Genre:** {spec.get('genre')}", f"- **Goal version:** {spec.get('goal_version', 1)}",
+             f"- **Buildable with pack {scope.get('pack', '?')}:** {'yes' if scope.get('buildable') else 'NO'}", ""]
+    if spec.get("pitch"):
+        lines += ["## Pitch", "", spec["pitch"], ""]
+    lines += ["## Goal", ""] + [f"{i + 1}. {g}" for i, g in enumerate(goals)] + [""]
+    if scope.get("unsupported"):
+        lines += ["## Out of scope (stated, not substituted)", ""]
+        lines += [f"- **{u['what']}**: {u['reason']}" for u in scope["unsupported"]] + [""]
+    lines += ["## Requirements (checked by L2 gates)", "", "| id | requirement | from the brief | predicate |",
+              "|---|---|---|---|"]
+    for r in spec.get("requirements", []):
+        lines.append(f"| {r['id']} | {r['text']} | {r['source']} | `{json.dumps(r['predicate'])}` |")
+    lines.append("")
+    lines += ["## By discipline", ""]
+    for role in ROLES:
+        a = answers.get(role)
+        if a is not None:
+            lines += [f"### {_TITLES[role]}", "", a.summary, "", f"See [{role}.md]({role}.md).", ""]
+    return "\n".join(lines)

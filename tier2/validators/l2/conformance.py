@@ -1,0 +1,156 @@
+"""One ``l2.req.<id>`` gate per spec requirement: its predicate judged on the play, the tables and the sources.
+
+Contract mode reads the game's hook snapshots (state before/after each probed input, the latch-split plays);
+where a predicate needs something the play did not exercise, the gate fails saying what was not observed — it
+never passes on a guess. `completion_map` turns the gates into the delivery's "N of M requirements verified".
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from tier2.validators.base import Finding, ValidationResult
+from tier2.validators.l2.genre import genre_gate
+from tier2.validators.trace import PlayTrace
+
+__all__ = ["completion_map", "conformance_gates", "requirement_gate_id"]
+
+#: counters the contract's planned win play drives up through real key presses (buy, craft, deliver)
+_WIN_PLAY_COUNTERS = {"ordersDone": "delivers orders", "crafted": "crafts", "bought": "buys"}
+
+
+def requirement_gate_id(req_id: str) -> str:
+    return f"l2.req.{req_id}"
+
+
+def _states(trace: PlayTrace) -> list[dict[str, Any]]:
+    out = []
+    for p in trace.inputs:
+        out += [s for s in (p.before, p.idle_after, p.after) if isinstance(s, dict)]
+    return out
+
+
+def _sources(project: Path | None) -> dict[str, str]:
+    if project is None:
+        return {}
+    out = {}
+    for sub in ("src", "data"):
+        base = project / sub
+        if base.is_dir():
+            for p in sorted(base.rglob("*")):
+                if p.is_file() and p.suffix in (".js", ".ts", ".mjs", ".json") and p.stat().st_size < 1_000_000:
+                    out[str(p.relative_to(project))] = p.read_text(errors="replace")
+    return out
+
+
+def _changed(before: dict[str, Any] | None, after: dict[str, Any] | None, idle: dict[str, Any] | None) -> list[str]:
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    drift = {k for k in before if isinstance(idle, dict) and idle.get(k) != before.get(k)}
+    return [k for k in after if after.get(k) != before.get(k) and k not in drift and "ms" not in k.lower()]
+
+
+def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any], sources: dict[str, str],
+           gates: dict[str, ValidationResult]) -> tuple[bool, str, dict[str, Any]]:
+    kind = pred.get("kind")
+    if kind == "min_count":
+        rows = (tables.get(pred["table"]) or {}).get(pred["field"])
+        n = len(rows) if isinstance(rows, (list, dict)) else 0
+        return n >= pred["n"], f"data/{pred['table']} has {n} {pred['field']} (need ≥ {pred['n']})", {"count": n}
+    if kind == "gate_passes":
+        g = gates.get(pred["gate"])
+        if g is None:
+            return False, f"{pred['gate']} did not run on this build", {}
+        return g.passed, f"{pred['gate']} {'passed' if g.passed else 'failed'}: {g.summary[:200]}", {"gate": g.id}
+    if kind == "ui_label":
+        text = pred["text"]
+        where = [name for name, body in sources.items() if text in body]
+        return bool(where), (f"label “{text}” is in {', '.join(where[:3])}" if where
+                             else f"no UI text “{text}” in src/ or data/"), {"files": where[:5]}
+    if trace is None or not trace.booted:
+        return False, "the game did not boot, so this could not be observed", {}
+    states = _states(trace)
+    if kind == "scene_exists":
+        scene = pred["scene"]
+        seen = {trace.first_scene} | {s.get("scene") for s in states}
+        if scene in seen:
+            return True, f"scene {scene} shown in play", {"observed": True}
+        pat = re.compile(rf"""(?:super\(\s*|key\s*:\s*)["']{re.escape(scene)}["']""")
+        where = [n for n, body in sources.items() if n.startswith("src/") and pat.search(body)]
+        return bool(where), (f"scene {scene} declared in {where[0]} (not reached by the scripted play)" if where
+                             else f"no scene {scene}: not shown in play, not declared in src/"), {"files": where}
+    if kind == "key_action":
+        probes = [p for p in trace.inputs if p.key == pred["key"] or p.label == pred["action"]]
+        if not probes:
+            return False, (f"the scripted play never pressed {pred['key']} ({pred['action']}): not observed"), {}
+        for p in probes:
+            changed = _changed(p.before, p.after, p.idle_after)
+            if changed:
+                return True, f"{p.key} ({p.label}) changed {', '.join(changed[:5])}", {"changed": changed[:10]}
+        return False, f"{pred['key']} ({pred['action']}) changed nothing in the game state", {}
+    if kind == "play_outcome":
+        latch = trace.latch or {}
+        got = latch.get("win") if pred["outcome"] == "won" else latch.get("lose")
+        return got == pred["outcome"], f"the scripted {pred['outcome']} play ended {got or 'without an outcome'}", {
+            "latch": {k: latch.get(k) for k in ("win", "lose", "win_actions")}}
+    if kind == "play_event":
+        counter = pred["counter"]
+        values = [s[counter] for s in states if isinstance(s.get(counter), (int, float))]
+        if len(values) >= 2 and max(values) > values[0]:
+            return True, f"{counter} went {values[0]} → {max(values)} in play", {"values": values[:10]}
+        latch = trace.latch or {}
+        if counter in _WIN_PLAY_COUNTERS and values and latch.get("win") == "won":
+            return True, (f"the planned win play (which {_WIN_PLAY_COUNTERS[counter]} through real key presses) "
+                          f"reached won in {latch.get('win_actions')} actions"), {"latch_win": "won"}
+        return False, (f"the game state has no counter {counter}" if not values
+                       else f"{counter} never went up in play ({values[0]})"), {}
+    if kind == "state_value":
+        key = pred["key"]
+        start = next((s for s in states if s.get("scene") == "Play"), states[0] if states else {})
+        v = start.get(key)
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            return False, f"the game state has no number {key}", {}
+        ok = pred.get("min", v) <= v <= pred.get("max", v)
+        return ok, f"{key} = {v} at the start of play (want {pred.get('min', '-')}..{pred.get('max', '-')})", {
+            "value": v}
+    return False, f"unknown predicate kind {kind!r}", {}
+
+
+def conformance_gates(spec: dict[str, Any], brief: str, trace: PlayTrace | None, tables: dict[str, Any] | None,
+                      project: Path | None, earlier: list[ValidationResult]) -> list[ValidationResult]:
+    """The genre gate, then one gate per requirement (a ``gate_passes`` requirement sees every other gate)."""
+    genre = genre_gate(spec, brief, trace)
+    gates = {g.id: g for g in earlier} | {genre.id: genre}
+    sources = _sources(project)
+    out = [genre]
+    for req in spec.get("requirements", []):
+        ok, summary, evidence = _judge(req["predicate"], trace, tables or {}, sources, gates)
+        out.append(ValidationResult(
+            id=requirement_gate_id(req["id"]), layer="L2", passed=ok, summary=f"{req['text']}: {summary}",
+            findings=[] if ok else [Finding(message=f"{req['id']} ({req['source']}): {summary}")],
+            evidence={"requirement": req["id"], "predicate": req["predicate"], **evidence}))
+    return out
+
+
+def completion_map(spec: dict[str, Any], gates: list[ValidationResult] | None, why_unverified: str = "",
+                   ) -> dict[str, Any]:
+    """Every requirement → the gate(s) that verified it, or ``unverified`` with the reason."""
+    by_id = {g.id: g for g in gates or []}
+    rows = []
+    for req in spec.get("requirements", []):
+        gid = requirement_gate_id(req["id"])
+        g = by_id.get(gid)
+        verifying = [gid] if g is not None and g.passed else []
+        if g is not None and g.passed and req["predicate"].get("kind") == "gate_passes":
+            verifying.append(req["predicate"]["gate"])
+        rows.append({"id": req["id"], "text": req["text"], "source": req["source"], "role": req.get("role"),
+                     "status": "verified" if verifying else "unverified", "gates": verifying,
+                     "reason": "" if verifying else (g.summary if g is not None else
+                                                     why_unverified or "no gate ran on a build")})
+    n = sum(1 for r in rows if r["status"] == "verified")
+    scope = spec.get("scope", {})
+    return {"verified": n, "total": len(rows), "summary": f"{n} of {len(rows)} requirements verified",
+            "genre": spec.get("genre"), "buildable": scope.get("buildable"),
+            "unsupported": scope.get("unsupported", []), "requirements": rows}
