@@ -238,13 +238,16 @@ class _Studio:
 
     async def _reply(self, agent: Agent, role: str, message: Msg | None) -> str:
         final: Msg | None = None
-        async for item in agent.reply_stream(message):
-            if isinstance(item, Msg):
-                final = item
-                continue
-            self.s.mapper.agent = role  # sync: no other designer's event is mapped in between
-            for event in self.s.mapper.map(item):
-                await self.s.emit(event)
+        try:
+            async for item in agent.reply_stream(message):
+                if isinstance(item, Msg):
+                    final = item
+                    continue
+                self.s.mapper.agent = role  # sync: no other designer's event is mapped in between
+                for event in self.s.mapper.map(item):
+                    await self.s.emit(event)
+        finally:
+            self.s.mapper.agent = "writer"  # the run's default agent: the writer's calls are never billed to a role
         if final is None and agent.state.context:
             final = agent.state.context[-1]
         return _msg_text(final)
