@@ -14,6 +14,7 @@ demo: setup
 lint: setup
 	$(VENV)/ruff check tier2 tests bench ci
 	$(VENV)/python ci/check_imports.py
+	$(VENV)/python ci/check_forbidden_imports.py
 
 test: lint
 	$(VENV)/python -m pytest -q
