@@ -13,8 +13,27 @@ from tier2.browser import BrowserPool, find_chromium
 from tier2.packs import Pack, load_pack
 from tier2.settings.loader import REPO_ROOT, Settings, load_security
 from tier2.store.embedded import EmbeddedRedis
+from tier2.testing.guards import forbid_real_providers
+from tier2.testing.scripted import strict_scripts
 
 REPO = REPO_ROOT
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_real_providers() -> Iterator[None]:
+    """Building a model or an OpenAI/Anthropic client whose base_url is not on 127.0.0.1 raises, in every test."""
+    with forbid_real_providers():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _strict_scripted_models() -> Iterator[None]:
+    """Every `ScriptedChatModel` a test makes must use its whole script and never be called past its end."""
+    with strict_scripts() as made:
+        yield
+    problems = [p for model in made for p in model.problems()]
+    if problems:
+        pytest.fail("scripted model misuse:\n" + "\n".join(problems), pytrace=False)
 
 
 @pytest.fixture(autouse=True)
