@@ -19,6 +19,21 @@ from tier2.testing.scripted import strict_scripts
 REPO = REPO_ROOT
 
 
+#: the pytest-xdist worker running this session ("gw0", "gw1"...), "main" without xdist
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _worker_isolation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Parallel workers never share state: each has its own redis-server child (`redis_server`), its own temporary
+    tree (pytest gives each worker its own base temp), and, for anything that falls back on the environment, its
+    own Redis key prefix and workspaces root."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TIER2_KEY_PREFIX", f"tier2-{WORKER}")
+        mp.setenv("TIER2_WORKSPACES", str(tmp_path_factory.mktemp("default-workspaces")))
+        yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _no_real_providers() -> Iterator[None]:
     """Building a model or an OpenAI/Anthropic client whose base_url is not on 127.0.0.1 raises, in every test."""

@@ -35,6 +35,8 @@ class Receiver:
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 @pytest.fixture
