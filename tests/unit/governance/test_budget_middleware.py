@@ -72,6 +72,10 @@ class OverSpender(ScriptedChatModel):
         return [TextBlock(text="done")] if done else [
             TextBlock(text="more"), ToolCallBlock(id=f"c{uuid.uuid4().hex[:8]}", name="Nothing", input="{}")]
 
+    async def stream_blocks(self, blocks: Any, usage: ChatUsage) -> AsyncGenerator[ChatResponse, None]:
+        yield ChatResponse(content=[TextBlock(id=blocks[0].id, text="mo")], is_last=False)  # one partial chunk
+        yield ChatResponse(content=blocks, is_last=True, usage=usage)
+
     async def usage_of(self, messages: list[Msg], tools: list[dict] | None, blocks: Any) -> ChatUsage:
         usage = ChatUsage(input_tokens=await self.count_tokens(messages, tools),
                           output_tokens=self.parameters.max_tokens or 1_000_000, time=0.0)
