@@ -3,6 +3,10 @@
 Direction: app/cli → service → runs → assembly → tools → {validators, middleware, models}
 → {workspace, browser, toolchain, store} → {packs, telemetry, design} → {events, settings, prompts} → errors.
 Nothing imports ``service`` except the composition root; ``validators`` never imports ``assembly``.
+Relative imports are resolved against the importing file's package first (``from ..runs import x`` inside
+``tier2/service/`` is ``tier2.runs``).
+
+Usage: ``python ci/check_imports.py [ROOT]`` (ROOT: the checkout holding ``tier2/``, default this one).
 """
 
 from __future__ import annotations
@@ -32,6 +36,20 @@ def top(module: str) -> str | None:
     return parts[1] if parts[0] == "tier2" and len(parts) > 1 else None
 
 
+def absolute(node: ast.ImportFrom, rel: Path) -> list[str]:
+    """The absolute module names a ``from ... import`` statement reaches (relative ones resolved)."""
+    base = node.module or ""
+    if node.level:
+        package = list(rel.with_suffix("").parts[:-1])  # tier2/service/app.py or __init__.py: tier2.service
+        if node.level - 1 >= len(package):
+            return []                                    # climbs above tier2/: not a tier2 module
+        base = ".".join([*package[:len(package) - (node.level - 1)], *([node.module] if node.module else [])])
+    # `from tier2 import runs` and `from .. import runs` reach tier2.runs through the imported name (a name that is
+    # no tier2 package, e.g. `from tier2 import __version__`, is an attribute of the package already named)
+    subs = [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+    return [base, *(s for s in subs if top(s) in RANKS)]
+
+
 def check(root: Path) -> list[str]:
     problems: list[str] = []
     for path in sorted((root / "tier2").rglob("*.py")):
@@ -44,10 +62,9 @@ def check(root: Path) -> list[str]:
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            for name in names:
-                other = top(name)
+            elif isinstance(node, ast.ImportFrom):
+                names = absolute(node, rel)
+            for other in dict.fromkeys(top(name) for name in names):
                 if other is None or other == own:
                     continue
                 if other not in RANKS:
@@ -59,7 +76,7 @@ def check(root: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    found = check(Path(__file__).resolve().parents[1])
+    found = check(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1])
     for p in found:
         print(p)
     print(f"import direction: {len(found)} violation(s)")

@@ -13,8 +13,42 @@ from tier2.browser import BrowserPool, find_chromium
 from tier2.packs import Pack, load_pack
 from tier2.settings.loader import REPO_ROOT, Settings, load_security
 from tier2.store.embedded import EmbeddedRedis
+from tier2.testing.guards import forbid_real_providers
+from tier2.testing.scripted import strict_scripts
 
 REPO = REPO_ROOT
+
+
+#: the pytest-xdist worker running this session ("gw0", "gw1"...), "main" without xdist
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _worker_isolation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Parallel workers never share state: each has its own redis-server child (`redis_server`), its own temporary
+    tree (pytest gives each worker its own base temp), and, for anything that falls back on the environment, its
+    own Redis key prefix and workspaces root."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TIER2_KEY_PREFIX", f"tier2-{WORKER}")
+        mp.setenv("TIER2_WORKSPACES", str(tmp_path_factory.mktemp("default-workspaces")))
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_real_providers() -> Iterator[None]:
+    """Building a model or an OpenAI/Anthropic client whose base_url is not on 127.0.0.1 raises, in every test."""
+    with forbid_real_providers():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _strict_scripted_models() -> Iterator[None]:
+    """Every `ScriptedChatModel` a test makes must use its whole script and never be called past its end."""
+    with strict_scripts() as made:
+        yield
+    problems = [p for model in made for p in model.problems()]
+    if problems:
+        pytest.fail("scripted model misuse:\n" + "\n".join(problems), pytrace=False)
 
 
 @pytest.fixture(autouse=True)

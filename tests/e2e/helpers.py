@@ -54,25 +54,55 @@ def project_tables(project: Path) -> dict[str, Any]:
     return {p.name: json.loads(p.read_text()) for p in (project / "data").glob("*.json")}
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server with an event for "startup finished" (its lifespan ran and it is accepting)."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = asyncio.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets=sockets)
+        finally:
+            self.ready.set()
+
+
 @contextlib.asynccontextmanager
 async def serve_in_process(settings: Settings, redis_url: str, workers: int = 1) -> AsyncIterator[httpx.AsyncClient]:
-    """The real service (``build_app``) on uvicorn in this event loop, on a free loopback port; yields a client."""
+    """The real service (``build_app``) on uvicorn in this event loop, on a loopback socket bound before uvicorn
+    starts (no free-port race with other tests or workers); yields a client once startup finished."""
     from tier2.app import build_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(build_app(settings, redis_url, workers), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve())
-    for _ in range(400):
-        if server.started or task.done():
-            break
-        await asyncio.sleep(0.05)
-    assert server.started, "the service did not start"
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = _Server(uvicorn.Config(build_app(settings, redis_url, workers), log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    ready = asyncio.ensure_future(server.ready.wait())
     try:
+        async with asyncio.timeout(60):
+            await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)
+        assert server.started, "the service did not start"
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
             yield client
     finally:
+        ready.cancel()
         server.should_exit = True
         await task
+        sock.close()
+
+
+TERMINAL = ("delivered", "failed", "stopped")
+
+
+async def wait_finished(client: httpx.AsyncClient, run_id: str, headers: dict[str, str] | None = None,
+                        timeout_s: float = 300) -> dict[str, Any]:
+    """The run's record once it ended: blocks on its SSE stream, which the service closes after ``run_finished``
+    (the terminal status is written before that event), instead of polling the status."""
+    async with asyncio.timeout(timeout_s):
+        events = await client.get(f"/v1/runs/{run_id}/events", headers=headers, timeout=None)
+    assert events.status_code == 200 and "event: run_finished" in events.text, events.text[-2000:]
+    run = (await client.get(f"/v1/runs/{run_id}", headers=headers)).json()
+    assert run["status"] in TERMINAL, run
+    return run

@@ -3,7 +3,6 @@ resume from Last-Event-ID, fetch the delivery and play the served game in Chromi
 
 from __future__ import annotations
 
-import asyncio
 import json
 import typing
 from collections.abc import AsyncIterator
@@ -12,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.helpers import play_in_chromium, serve_in_process
+from tests.e2e.helpers import play_in_chromium, serve_in_process, wait_finished
 from tier2.events import Tier2Event
 from tier2.settings.loader import Settings
 
@@ -136,12 +135,7 @@ async def test_browser_eventsource_resumes_after_dropped_connections(service: ht
 
 
 async def _terminal(client: httpx.AsyncClient, run_id: str) -> dict:
-    for _ in range(900):
-        run = (await client.get(f"/v1/runs/{run_id}")).json()
-        if run["status"] in ("delivered", "failed", "stopped"):
-            return run
-        await asyncio.sleep(0.1)
-    raise AssertionError("run did not finish")
+    return await wait_finished(client, run_id)
 
 
 async def test_follow_up_in_a_thread_continues_the_conversation_on_the_same_project(

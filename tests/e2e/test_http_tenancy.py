@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import threading
 import time
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 
-from tests.e2e.helpers import serve_in_process
+from tests.e2e.helpers import serve_in_process, wait_finished
 from tier2.settings.loader import REPO_ROOT, Settings
 from tier2.testing import FakeOpenAIServer, Reply
 
@@ -20,8 +21,12 @@ A = {"Authorization": "Bearer key-of-tenant-a-123"}
 B = {"Authorization": "Bearer key-of-tenant-b-456"}
 
 
+IN_CALL, RELEASE = threading.Event(), threading.Event()
+
+
 def _slow_model(body: dict) -> Reply:
-    time.sleep(1.5)  # a model call that takes a while: the cancel lands in the middle of it
+    IN_CALL.set()
+    RELEASE.wait(60)  # a model call that lasts until the test lets it go: the cancel lands in the middle of it
     return Reply(text="still thinking")
 
 
@@ -37,17 +42,15 @@ async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> A
         (config / "security" / "zz-test.toml").write_text("[imports]\nmax_upload_bytes = 2000000\n")
         mp.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-123, tenant-b:key-of-tenant-b-456")
         settings = Settings(workspaces=root / "ws", redis_url=redis_url, config_dir=config)
-        async with serve_in_process(settings, redis_url) as client:
-            yield client
+        try:
+            async with serve_in_process(settings, redis_url) as client:
+                yield client
+        finally:
+            RELEASE.set()
 
 
 async def _wait_terminal(client: httpx.AsyncClient, run_id: str, headers: dict) -> dict:
-    for _ in range(600):
-        run = (await client.get(f"/v1/runs/{run_id}", headers=headers)).json()
-        if run["status"] in ("delivered", "failed", "stopped"):
-            return run
-        await asyncio.sleep(0.1)
-    raise AssertionError("run did not finish")
+    return await wait_finished(client, run_id, headers)
 
 
 async def test_every_route_needs_a_valid_key(service: httpx.AsyncClient) -> None:
@@ -102,10 +105,7 @@ async def test_idempotent_submit_and_tenant_isolation(service: httpx.AsyncClient
 async def test_cancel_records_request_then_stop(service: httpx.AsyncClient) -> None:
     r = await service.post("/v1/runs", json={"brief": POTION, "model": "slow"}, headers=A)
     run_id = r.json()["run_id"]
-    for _ in range(100):  # wait until the run is in its (slow) model call
-        if (await service.get(f"/v1/runs/{run_id}", headers=A)).json().get("phase") == "implement":
-            break
-        await asyncio.sleep(0.05)
+    assert await asyncio.to_thread(IN_CALL.wait, 120), "the run never reached its model call"
     c = await service.post(f"/v1/runs/{run_id}/cancel", headers=A)
     assert c.status_code == 202 and c.json()["status"] == "cancel_requested"
     run = await _wait_terminal(service, run_id, A)

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -47,7 +48,8 @@ def test_foreground_run_of_a_killed_cli_ends_failed_at_the_next_service_start(tm
     service start ends the run failed with a terminal event instead of reporting it running forever."""
     config = tmp_path / "config"
     shutil.copytree(REPO_ROOT / "config", config)
-    with FakeOpenAIServer(lambda body: (time.sleep(2), Reply(text="thinking"))[1]) as slow:
+    release = threading.Event()  # the model call lasts until the test is over (the CLI is killed during it)
+    with FakeOpenAIServer(lambda body: (release.wait(60), Reply(text="thinking"))[1]) as slow:
         (config / "policy" / "zz-test.yaml").write_text(
             f"models:\n  slow:\n    kind: openai\n    model: slow\n    base_url: {slow.base_url}\n    max_retries: 0\n"
             "prices:\n  slow: {input_per_mtok: 0.0, output_per_mtok: 0.0}\n")  # unpriced = refused by the budget
@@ -77,8 +79,11 @@ def test_foreground_run_of_a_killed_cli_ends_failed_at_the_next_service_start(tm
             record = json.loads(r.get(f"crash-{tmp_path.name}:run:{run_id}"))
             events = [json.loads(f["e"]) for _, f in r.xrange(f"crash-{tmp_path.name}:run:{run_id}:events")]
         finally:
+            release.set()
             service.terminate()
             service.wait(timeout=30)
+            if service.stderr:
+                service.stderr.close()
     assert record["status"] == "failed" and "died" in record["stop_reason"]
     assert events[-1]["type"] == "run_finished" and events[-1]["status"] == "failed"
 

@@ -3,14 +3,13 @@ tool call of a run, visible to its tenant only."""
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 
-from tests.e2e.helpers import serve_in_process
+from tests.e2e.helpers import serve_in_process, wait_finished
 from tier2.settings.loader import REPO_ROOT, Settings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]
@@ -32,12 +31,7 @@ async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> A
 
 async def _finished_run(client: httpx.AsyncClient) -> tuple[str, dict]:
     run_id = (await client.post("/v1/runs", json={"brief": POTION}, headers=A)).json()["run_id"]
-    for _ in range(1200):
-        run = (await client.get(f"/v1/runs/{run_id}", headers=A)).json()
-        if run["status"] in ("delivered", "failed", "stopped"):
-            return run_id, run
-        await asyncio.sleep(0.1)
-    raise AssertionError("run did not finish")
+    return run_id, await wait_finished(client, run_id, A)
 
 
 async def test_the_trajectory_lists_every_call_to_its_tenant_only(service: httpx.AsyncClient) -> None:

@@ -27,7 +27,6 @@ from agentscope.permission import (
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, ToolChunk, Toolkit
 from agentscope.workspace import LocalWorkspace
-from pydantic import BaseModel
 
 from tier2.assembly import build_writer
 from tier2.errors import RunLimitReached
@@ -36,48 +35,34 @@ from tier2.middleware.breakers import STATE_KEY, BreakersMiddleware
 from tier2.models.offline import OfflineCredential
 from tier2.runs import RunRequest, execute_run
 from tier2.settings.loader import REPO_ROOT, BreakerPolicy, PolicyStore
-from tier2.testing import FakeOpenAIServer, Reply
+from tier2.testing import FakeOpenAIServer, Reply, ScriptedChatModel
 from tier2.validators import ValidationRunner
 
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 Script = Callable[[int, list[Msg]], Awaitable[list[TextBlock | ToolCallBlock]]]
-SUMMARY = {k: "scripted summary" for k in ("task_overview", "current_state", "important_discoveries", "next_steps",
-                                            "context_to_preserve")}
 
 
-class ScriptedModel(ChatModelBase):
-    """The model boundary: ``script(n, messages)`` returns the n-th reply's blocks (and may never return).
-    ``stall_stream`` streams the first block, then hangs before the final chunk."""
+class ScriptedModel(ScriptedChatModel):
+    """The model boundary: a strict list of steps, or ``script(n, messages)`` answering the n-th call (a looping
+    model: it may also never return). ``stall_stream`` streams the first block, then hangs before the final chunk.
+    Every call reports 1000 tokens in, 50 out."""
 
-    class Parameters(BaseModel):
-        stream: bool = True
-
-    def __init__(self, script: Script, *, stream: bool = True, stall_stream: bool = False,
+    def __init__(self, script: Script | list[Any], *, stream: bool = True, stall_stream: bool = False,
                  context_size: int = 1_000_000) -> None:
-        super().__init__(credential=OfflineCredential(name="scripted"), model="scripted-test",
-                         parameters=self.Parameters(stream=stream), stream=stream, max_retries=0, retry_delay=0.0,
-                         context_size=context_size)
-        self.script, self.stall_stream, self.calls = script, stall_stream, 0
+        if callable(script):
+            numbered = script
 
-    async def _call_api(self, model_name: str, messages: list[Msg], tools: list[dict] | None = None,
-                        tool_choice: Any = None, **kwargs: Any) -> ChatResponse | AsyncGenerator[ChatResponse, None]:
-        if getattr(tool_choice, "mode", None) == "generate_structured_output":  # context compression
-            blocks: list[TextBlock | ToolCallBlock] = [
-                ToolCallBlock(id=f"sum{self.calls}", name="generate_structured_output", input=json.dumps(SUMMARY))]
-        else:
-            self.calls += 1
-            blocks = await self.script(self.calls, messages)
-        usage = ChatUsage(input_tokens=1000, output_tokens=50, time=0.0)
-        if not self.stream:
-            return ChatResponse(content=blocks, is_last=True, usage=usage)
-        return self._stream(blocks, usage)
+            async def step(messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
+                return await numbered(len(self.calls), messages)
 
-    async def _stream(self, blocks: list[TextBlock | ToolCallBlock], usage: ChatUsage) -> AsyncGenerator:
+            script = step
+        super().__init__(script, model="scripted-test", stream=stream, context_size=context_size, usage=(1000, 50),
+                         credential=OfflineCredential(name="scripted"))
+        self.stall_stream = stall_stream
+
+    async def stream_blocks(self, blocks: list[TextBlock | ToolCallBlock], usage: ChatUsage) -> AsyncGenerator:
         for b in blocks:
-            if isinstance(b, TextBlock):
-                yield ChatResponse(content=[TextBlock(id=b.id, text=b.text)], is_last=False)
-            else:
-                yield ChatResponse(content=[ToolCallBlock(id=b.id, name=b.name, input=b.input)], is_last=False)
+            yield self.delta(b)
             if self.stall_stream:
                 await asyncio.Event().wait()
         yield ChatResponse(content=blocks, is_last=True, usage=usage)
@@ -122,7 +107,7 @@ async def test_a_looping_model_is_stopped_by_the_stuck_detector(template_copy: P
         await turn(agent)
     assert exc.value.limit == "stuck"
     assert exc.value.detail == "same action+observation repeated 4x: Read data/theme.json"
-    assert model.calls == 4                                   # the fifth call was never made
+    assert len(model.calls) == 4                                   # the fifth call was never made
     st = agent.state.middle_context[STATE_KEY]
     assert st["tripped"] == ["stuck", exc.value.detail] and st["steps"] == 4
     results = [b for m in agent.state.context if isinstance(m.content, list) for b in m.content
@@ -134,18 +119,13 @@ async def test_reading_again_after_each_write_is_progress(template_copy: Path, p
     path = f"{template_copy}/notes.txt"
     (template_copy / "notes.txt").write_text("v0\n")
 
-    async def script(n: int, messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
-        if n > 12:
-            return [TextBlock(text="Done.")]
-        if n % 2:
-            return [call(n, "Read", file_path=path)]
-        return [call(n, "Write", file_path=path, content=f"v{n}\n")]
-
-    model = ScriptedModel(script)
+    steps = [[call(n, "Read", file_path=path)] if n % 2 else [call(n, "Write", file_path=path, content=f"v{n}\n")]
+             for n in range(1, 13)]
+    model = ScriptedModel([*steps, [TextBlock(text="Done.")]])
     agent = await writer(template_copy, pack, model, breakers())
     final = await turn(agent)
     assert final.get_text_content() == "Done."
-    assert model.calls == 13 and (template_copy / "notes.txt").read_text() == "v12\n"
+    assert len(model.calls) == 13 and (template_copy / "notes.txt").read_text() == "v12\n"
 
 
 async def test_a_stalled_model_call_times_out(template_copy: Path, pack: Any) -> None:
@@ -182,7 +162,7 @@ async def test_a_stream_that_stops_mid_way_times_out(template_copy: Path, pack: 
     with pytest.raises(RunLimitReached) as exc:
         await turn(agent)
     assert exc.value.limit == "timeout" and "model call" in exc.value.detail
-    assert not (template_copy / "notes.txt").exists() and model.calls == 1
+    assert not (template_copy / "notes.txt").exists() and len(model.calls) == 1
 
 
 class SlowTool(ToolBase):
@@ -211,12 +191,9 @@ class SlowTool(ToolBase):
 
 
 async def test_a_slow_tool_times_out_and_the_run_stops_before_another_model_call(tmp_path: Path) -> None:
-    async def script(n: int, messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
-        return [call(n, "Slow"), call(n, "Slow2")] if n == 1 else [TextBlock(text="should never be asked")]
-
     slow, slow2 = SlowTool(), SlowTool()
     slow2.name = "Slow2"
-    model = ScriptedModel(script)
+    model = ScriptedModel([[call(1, "Slow"), call(1, "Slow2")]])  # strict: a second call would be a ScriptError
     allow = {t: [PermissionRule(tool_name=t, rule_content=None, behavior=PermissionBehavior.ALLOW, source="t")]
              for t in ("Slow", "Slow2")}
     agent = Agent(name="writer", system_prompt="test", model=model, toolkit=Toolkit(tools=[slow, slow2]),
@@ -228,27 +205,24 @@ async def test_a_slow_tool_times_out_and_the_run_stops_before_another_model_call
         await turn(agent)
     assert exc.value.limit == "timeout" and exc.value.detail.startswith("tool call Slow")
     assert "(breakers.tool_call_s)" in exc.value.detail
-    assert model.calls == 1 and slow.cancelled and slow2.cancelled
+    assert len(model.calls) == 1 and slow.cancelled and slow2.cancelled
     results = [b for m in agent.state.context if isinstance(m.content, list) for b in m.content
                if getattr(b, "type", None) == "tool_result"]
     assert {r.state for r in results} == {"error"} and len(results) == 2  # answered, never left dangling
 
 
 async def test_the_step_caps_stop_a_busy_model(template_copy: Path, pack: Any) -> None:
-    async def busy(n: int, messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
-        return [call(n, "Write", file_path=f"{template_copy}/f{n}.txt", content=str(n))]  # progress every step
-
-    model = ScriptedModel(busy)
+    busy = [[call(n, "Write", file_path=f"{template_copy}/f{n}.txt", content=str(n))]  # progress every step
+            for n in range(1, 4)]
+    model = ScriptedModel(busy)                               # strict: a fourth call would be a ScriptError
     agent = await writer(template_copy, pack, model, breakers(steps_per_turn=3))
     with pytest.raises(RunLimitReached) as exc:
         await turn(agent)
     assert str(exc.value) == "steps: 3 model calls in one writer turn (breakers.steps_per_turn=3)"
-    assert model.calls == 3
+    assert len(model.calls) == 3
 
-    async def one_step_turns(n: int, messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
-        return [call(n, "Write", file_path=f"{template_copy}/g{n}.txt", content="x")] if n % 2 else [
-            TextBlock(text=f"turn done {n}")]
-
+    one_step_turns = [[call(n, "Write", file_path=f"{template_copy}/g{n}.txt", content="x")] if n % 2 else [
+        TextBlock(text=f"turn done {n}")] for n in range(1, 6)]
     model = ScriptedModel(one_step_turns)
     agent = await writer(template_copy, pack, model, breakers(steps_per_run=5), run_id="r-per-run")
     await turn(agent)
@@ -256,21 +230,18 @@ async def test_the_step_caps_stop_a_busy_model(template_copy: Path, pack: Any) -
     with pytest.raises(RunLimitReached) as exc:
         await turn(agent)
     assert str(exc.value) == "steps: 5 model calls in this run (breakers.steps_per_run=5)"
-    assert model.calls == 5
+    assert len(model.calls) == 5
 
 
 async def test_empty_replies_are_stuck_across_turns(template_copy: Path, pack: Any) -> None:
-    async def silent(n: int, messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
-        return []
-
-    model = ScriptedModel(silent, stream=False)
+    model = ScriptedModel([[], []], stream=False)             # two empty replies; a third call is never made
     agent = await writer(template_copy, pack, model, breakers())
     await turn(agent)
     await turn(agent, "The gates still fail: fix them.")      # each empty reply ends its turn
     with pytest.raises(RunLimitReached) as exc:
         await turn(agent, "The gates still fail: fix them.")
     assert str(exc.value) == "stuck: 2 empty model replies in a row (no text, no tool call)"
-    assert model.calls == 2
+    assert len(model.calls) == 2
 
 
 async def test_a_compression_loop_is_stuck(tmp_path: Path) -> None:
@@ -297,7 +268,7 @@ async def test_a_compression_loop_is_stuck(tmp_path: Path) -> None:
     with pytest.raises(RunLimitReached) as exc:
         await turn(agent)
     assert exc.value.limit == "stuck" and exc.value.detail.startswith("context compressed 3x within 6")
-    assert model.calls <= 6
+    assert len(model.calls) <= 6
 
 
 async def test_breaker_state_survives_a_checkpoint_and_resets_for_a_new_run(template_copy: Path, pack: Any) -> None:

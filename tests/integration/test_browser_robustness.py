@@ -19,7 +19,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 def _ppid_and_state(pid: int) -> tuple[int, str] | None:
     try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
         return None
     return int(fields[1]), fields[0]

@@ -87,20 +87,29 @@ class LocalCluster:
         finally:
             log.close()
 
-    def start_service(self, workers: int = 0, timeout: float = 60) -> None:
-        self.port = free_port()
-        self.serve_proc = self._spawn(["serve", "--port", str(self.port), "--log-level", "warning",
-                                       "--workers", str(workers)], "serve.log")
+    def start_service(self, workers: int = 0, timeout: float = 60, attempts: int = 3) -> None:
+        """``tier2 serve`` takes a port number, not a bound socket: when another process took the free port between
+        `free_port` and the bind, start again on a new port (up to ``attempts`` times)."""
+        for attempt in range(1, attempts + 1):
+            seen = len(self.log("serve.log"))
+            self.port = free_port()
+            self.serve_proc = self._spawn(["serve", "--port", str(self.port), "--log-level", "warning",
+                                           "--workers", str(workers)], "serve.log")
 
-        def up() -> bool:
-            if self.serve_proc is not None and self.serve_proc.poll() is not None:
-                raise RuntimeError("tier2 serve exited: " + self.log("serve.log")[-2000:])
+            def up(seen: int = seen) -> bool:
+                if self.serve_proc is not None and self.serve_proc.poll() is not None:
+                    raise RuntimeError("tier2 serve exited: " + self.log("serve.log")[seen:][-2000:])
+                try:
+                    return httpx.get(f"{self.base}/healthz", timeout=5).status_code in (200, 503)
+                except httpx.HTTPError:
+                    return False
+
             try:
-                return httpx.get(f"{self.base}/healthz", timeout=5).status_code in (200, 503)
-            except httpx.HTTPError:
-                return False
-
-        wait_until(up, timeout, "tier2 serve to answer /healthz")
+                wait_until(up, timeout, "tier2 serve to answer /healthz")
+                return
+            except RuntimeError as exc:
+                if attempt == attempts or "address already in use" not in str(exc).lower():
+                    raise
 
     def start_worker(self) -> str:
         self._n += 1

@@ -1,7 +1,8 @@
 """Mutation operators: one per defect class, applied to a copy of a real game, each with the gate meant to
-catch it. Used by the tests and by ``bench/validator_accuracy.py``. Classes follow the defect taxonomy in
-``shared/corpus/defect-taxonomy`` (crash at boot, crash after input, loop stopped, invisible, input ignored,
-missing asset, syntax error, invented API, removed API, infinite loop, dangling reference, unprofitable economy).
+catch it. Used by the tests and by ``bench/validator_accuracy.py``. Classes follow the defect taxonomy of
+OpenGame's seed protocol (github leigest519/OpenGame @ c54307e, ``agent-test/debug-skill/seed-protocol``): crash at
+boot, crash after input, loop stopped, invisible, input ignored, missing asset, syntax error, invented API, removed
+API, infinite loop, dangling reference, unprofitable economy.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""Fixtures of the data-gate tests: the read-only real-game corpus and the Phaser pack's template tables."""
+"""Fixtures of the data-gate tests: the real-game corpus (in the repository, and the pinned minecraft-data package)
+and the Phaser pack's template tables. A missing fixture is a failure, never a skip."""
 
 from __future__ import annotations
 
 import copy
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +12,8 @@ import pytest
 
 from tier2.settings.loader import REPO_ROOT
 
-# shared/ sits beside the project root (on developer machines and in CI); TIER2_CORPUS overrides
-CORPUS = Path(os.environ.get("TIER2_CORPUS", str(REPO_ROOT.parent / "shared" / "corpus")))
+# real-game data copied into the repository with its licences (tests/fixtures/corpus/README.md)
+CORPUS = Path(REPO_ROOT) / "tests" / "fixtures" / "corpus"
 TEMPLATE_DATA = Path(REPO_ROOT) / "capability_packs" / "phaser" / "template" / "data"
 
 
@@ -23,10 +23,8 @@ def load_json(path: Path) -> Any:
 
 @pytest.fixture(scope="session")
 def corpus() -> Path:
-    if not CORPUS.is_dir():
-        if os.environ.get("CI"):  # CI always has shared/ beside the clone: a missing corpus is a failure there
-            pytest.fail(f"real-game corpus not found at {CORPUS}")
-        pytest.skip(f"real-game corpus not found at {CORPUS} (set TIER2_CORPUS)")
+    for name in ("farming-amcolash/crops.json", "grmc/tables.json"):
+        assert (CORPUS / name).is_file(), f"corpus fixture missing from the repository: {CORPUS / name}"
     return CORPUS
 
 
@@ -43,6 +41,17 @@ def tables(_template_tables: dict[str, dict]) -> dict[str, dict]:
 
 @pytest.fixture(scope="session")
 def minecraft_data_dir() -> Path:
-    """``data/data`` of the installed minecraft-data package (PyPI minecraft-data==3.20.0)."""
-    mcd = pytest.importorskip("minecraft_data")
-    return Path(mcd.__file__).parent / "data" / "data"
+    """``data/data`` of the installed minecraft-data package (PyPI minecraft-data==3.20.0, a pinned dev dependency)."""
+    import minecraft_data  # an ImportError fails the test: the package is in requirements.lock
+
+    return Path(minecraft_data.__file__).parent / "data" / "data"
+
+
+@pytest.fixture(scope="session")
+def minecraft_119(minecraft_data_dir: Path) -> tuple[Path, Path]:
+    """``(items.json, recipes.json)`` of Minecraft 1.19: pc/1.19.2 items and pc/1.19 recipes, per dataPaths.json."""
+    paths = load_json(minecraft_data_dir / "dataPaths.json")["pc"]["1.19.2"]
+    items = minecraft_data_dir / paths["items"] / "items.json"
+    recipes = minecraft_data_dir / paths["recipes"] / "recipes.json"
+    assert (paths["items"], paths["recipes"]) == ("pc/1.19.2", "pc/1.19"), paths
+    return items, recipes

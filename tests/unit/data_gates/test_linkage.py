@@ -23,9 +23,9 @@ from tier2.validators.data.graph import self_sourced, strongly_connected
 # --- Minecraft ----------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def mc119(corpus: Path) -> CraftGraph:
-    return from_minecraft(read_json(corpus / "minecraft-1.19" / "items.json"),
-                          read_json(corpus / "minecraft-1.19" / "recipes.json"))
+def mc119(minecraft_119: tuple[Path, Path]) -> CraftGraph:
+    items, recipes = minecraft_119
+    return from_minecraft(read_json(items), read_json(recipes))
 
 
 def test_minecraft_119_has_21_legitimate_cycles_and_passes(mc119: CraftGraph) -> None:

@@ -35,13 +35,14 @@ from tier2.models.offline import OfflineCredential
 from tier2.settings.loader import BudgetPolicy, Price
 from tier2.store.budget import BudgetCaps
 from tier2.store.keys import Keys
+from tier2.testing import ScriptedChatModel
 
 pytestmark = pytest.mark.redis
 MODEL = "scripted-spender"
 PRICES = {MODEL: Price(input_per_mtok=2.0, output_per_mtok=8.0)}
 
 
-class OverSpender(ChatModelBase):
+class OverSpender(ScriptedChatModel):
     """Calls a tool forever; reports its whole prompt (bytes/4, as estimated) and ``max_tokens`` of output."""
 
     class Parameters(BaseModel):
@@ -49,12 +50,11 @@ class OverSpender(ChatModelBase):
 
     def __init__(self, stream: bool = False, fail_first: int = 0, final_after: int | None = None,
                  context_size: int = 10_000_000) -> None:
-        super().__init__(credential=OfflineCredential(name="t"), model=MODEL, parameters=self.Parameters(),
-                         stream=stream, max_retries=0, context_size=context_size)
+        super().__init__(self.spend, model=MODEL, stream=stream, context_size=context_size,
+                         parameters=self.Parameters(), credential=OfflineCredential(name="t"))
         self.log: list[tuple[int, int]] = []  # shared with per-call copies: every call that really happened
         self.failures = [fail_first]
         self.final_after = final_after
-        self.compressions = 0
         self.obedient = False  # True: honours tool_choice=none (the soft budget's wrap-up)
 
     async def _call_api(self, model_name: str, messages: list[Msg], tools: list[dict] | None = None,
@@ -62,26 +62,25 @@ class OverSpender(ChatModelBase):
         if self.failures[0] > 0:
             self.failures[0] -= 1
             raise ConnectionError("scripted outage")
+        return await super()._call_api(model_name, messages, tools, tool_choice, **kwargs)
+
+    def spend(self, messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
+        """The derived script: one more tool call, until ``final_after`` calls or an obeyed wrap-up."""
+        call = self.calls[-1]
+        done = self.final_after is not None and len(self.log) >= self.final_after  # this call is logged next
+        done = done or (self.obedient and getattr(call.tool_choice, "mode", None) == "none")
+        return [TextBlock(text="done")] if done else [
+            TextBlock(text="more"), ToolCallBlock(id=f"c{uuid.uuid4().hex[:8]}", name="Nothing", input="{}")]
+
+    async def stream_blocks(self, blocks: Any, usage: ChatUsage) -> AsyncGenerator[ChatResponse, None]:
+        yield ChatResponse(content=[TextBlock(id=blocks[0].id, text="mo")], is_last=False)  # one partial chunk
+        yield ChatResponse(content=blocks, is_last=True, usage=usage)
+
+    async def usage_of(self, messages: list[Msg], tools: list[dict] | None, blocks: Any) -> ChatUsage:
         usage = ChatUsage(input_tokens=await self.count_tokens(messages, tools),
                           output_tokens=self.parameters.max_tokens or 1_000_000, time=0.0)
-        self.log.append((usage.input_tokens, usage.output_tokens))
-        done = self.final_after is not None and len(self.log) > self.final_after
-        done = done or (self.obedient and getattr(tool_choice, "mode", None) == "none")
-        blocks = [TextBlock(text="done")] if done else [
-            TextBlock(text="more"), ToolCallBlock(id=f"c{uuid.uuid4().hex[:8]}", name="Nothing", input="{}")]
-        if getattr(tool_choice, "mode", None) == "generate_structured_output":  # context compression
-            self.compressions += 1
-            blocks = [ToolCallBlock(id="sum", name="generate_structured_output", input=json.dumps(
-                {k: "spent" for k in ("task_overview", "current_state", "important_discoveries", "next_steps",
-                                      "context_to_preserve")}))]
-        if not self.stream:
-            return ChatResponse(content=blocks, is_last=True, usage=usage)
-
-        async def chunks() -> AsyncGenerator[ChatResponse, None]:
-            yield ChatResponse(content=[TextBlock(id=blocks[0].id, text="mo")], is_last=False)
-            yield ChatResponse(content=blocks, is_last=True, usage=usage)
-
-        return chunks()
+        self.log.append((usage.input_tokens, usage.output_tokens))  # compressions too
+        return usage
 
 
 @pytest.fixture

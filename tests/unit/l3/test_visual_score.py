@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -65,12 +65,18 @@ async def test_scorer_failure_or_timeout_falls_back_and_never_blocks(failure: st
     if failure == "dead":
         result = await score_visual([shot], "x", _scorer("http://127.0.0.1:9/v1"), timeout_s=2)
     else:
+        release = threading.Event()
+
         def responder(body: dict) -> Reply:
             if failure == "slow":
-                time.sleep(3)
+                release.wait(30)  # answers only after the scorer gave up (its timeout is 1 s)
             return Reply(text="I like it!")
-        with FakeOpenAIServer(responder) as srv:
-            result = await score_visual([shot], "x", _scorer(srv.base_url), timeout_s=1)
+        try:
+            with FakeOpenAIServer(responder) as srv:
+                result = await score_visual([shot], "x", _scorer(srv.base_url), timeout_s=1)
+                release.set()
+        finally:
+            release.set()
     assert result.evidence["scorer"] == HEURISTIC_SCORER
     assert "failed" in result.findings[0].message
     assert not apply_policy(result, Policy()).blocking

@@ -28,6 +28,14 @@ async def store(redis_url: str):
     await s.close()
 
 
+async def lease_expired(store: RunStore, run_id: str, timeout_s: float = 10.0) -> None:
+    """Wait until Redis expired the run's lease key (the holder stopped heartbeating): a condition, not a guess."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while await store.r.exists(store.keys.run_lease(run_id)):
+        assert asyncio.get_running_loop().time() < deadline, "the lease never expired"
+        await asyncio.sleep(0.01)
+
+
 async def test_accept_commits_record_index_marker_and_dispatch_together(store: RunStore) -> None:
     got = await store.accept_run("r-1", {"status": "queued"}, project_id="p1", dispatch=True, tenant="a",
                                  idem_key="k", body_sha="x", response={"run_id": "r-1"},
@@ -58,7 +66,7 @@ async def test_leases_give_monotonic_tokens_and_expire(store: RunStore) -> None:
     held = await leases.acquire("r-1", "w2", ttl_ms=150)
     assert held == "held by w1|1"
     assert await leases.renew(first, 150)
-    await asyncio.sleep(0.25)                                      # w1 stopped heartbeating
+    await lease_expired(store, "r-1")                              # w1 stopped heartbeating
     second = await leases.acquire("r-1", "w2", ttl_ms=5000)
     assert isinstance(second, Lease) and second.token == 2
     assert not await leases.renew(first, 150)                      # the old holder learns it lost the lease
@@ -74,7 +82,7 @@ async def test_every_write_of_a_stale_attempt_is_refused(store: RunStore) -> Non
     leases = LeaseStore(store.r, store.keys)
     await store.accept_run("r-1", {"status": "queued"}, project_id="p", dispatch=False)
     old = await leases.acquire("r-1", "w1", ttl_ms=50)
-    await asyncio.sleep(0.1)
+    await lease_expired(store, "r-1")
     new = await leases.acquire("r-1", "w2", ttl_ms=5000)
     assert isinstance(old, Lease) and isinstance(new, Lease)
     event = PhaseChanged(run_id="r-1", phase="implement")
@@ -142,7 +150,7 @@ async def test_operation_counts_tell_an_interrupted_execution_from_a_repeated_on
     first = await leases.acquire("r-1", "w1", ttl_ms=50)
     assert await ops.begin("Write:a:0", first.fence) == 0
     assert await ops.begin("Write:a:0", first.fence) == 0          # a retried call (lost reply) counts once
-    await asyncio.sleep(0.1)                                        # w1 dies before the effect completes
+    await lease_expired(store, "r-1")                               # w1 dies before the effect completes
     second = await leases.acquire("r-1", "w2", ttl_ms=5000)
     assert await ops.begin("Write:a:0", second.fence) == 1          # an earlier attempt began it
     await ops.commit("Write:a:0", {"text": "ok", "state": "success"}, second.fence)
