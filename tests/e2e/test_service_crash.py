@@ -141,3 +141,5 @@ def test_a_killed_foreground_run_does_not_lock_its_loaded_project(tmp_path: Path
         finally:
             service.terminate()
             service.wait(timeout=30)
+            if service.stderr:
+                service.stderr.close()

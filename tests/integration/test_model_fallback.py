@@ -51,9 +51,10 @@ async def test_the_fallback_route_answers_and_is_named(runtime, config_dir: Path
     assert json.loads((tmp_path / "g/data/theme.json").read_text())["title"] == "Fallback Tavern"
     assert out.delivery["model"]["route"] == "primary"              # the configured route ...
     usage = out.delivery["usage"]
-    assert usage["calls_by_model"] == {"backup-model": 5}           # ... and the model that answered each call
+    writer_calls = {m: n for m, n in usage["calls_by_model"].items() if m != "tier2-offline-policy-v1"}
+    assert writer_calls == {"backup-model": 5}                      # ... and the model that answered each call
     calls = [c for c in await TrajectoryStore(runtime.store.r, runtime.store.keys).read(out.run_id)
-             if isinstance(c, ModelCallRecord)]
+             if isinstance(c, ModelCallRecord) and c.agent == "writer"]  # (the design team is offline here)
     assert [(c.model, c.state, c.fallback) for c in calls] == [("primary-model", "error", 0),
                                                                ("backup-model", "success", 1)] * 5
     assert "InternalServerError" in calls[0].error

@@ -80,8 +80,8 @@ async def test_every_model_and_tool_call_is_recorded_in_order(store: TrajectoryS
     assert all(m.state == "success" and m.model == "primary-model" and m.fallback == 0 for m in models)
     assert all(m.output_tokens > 0 and m.cost_usd == PRICES["primary-model"].cost(m.input_tokens, m.output_tokens)
                for m in models)
-    assert [(t.call_id, t.tool, t.state) for t in tools] == [("t:call-glob", "Glob", "success"),
-                                                             ("t:call-read", "Read", "success")]
+    assert [(t.call_id, t.tool, t.state) for t in tools] == [("t:writer:call-glob", "Glob", "success"),
+                                                             ("t:writer:call-read", "Read", "success")]
     assert tools[1].args_summary == str(tmp_path / "notes.txt")
     assert tools[1].args_sha256 == hashlib.sha256(json.dumps({"file_path": str(tmp_path / "notes.txt")})
                                                   .encode()).hexdigest()[:16]

@@ -103,8 +103,10 @@ def roles_touched_by(follow_up: str) -> set[str]:
 
 
 def render_role_doc(answer: DesignerAnswer, goal: str, run_id: str) -> str:
+    """The role's document; the same answer always gives the same bytes (no run id or time: a resumed or repeated
+    run must produce an identical source snapshot — the run id is in the delivery)."""
     lines = [f"# {_TITLES.get(answer.role, answer.role)} design", "",
-             f"_Written by tier2 from the `{answer.role}` designer's answer (run {run_id}). Edit freely while the "
+             f"_Written by tier2 from the `{answer.role}` designer's answer. Edit freely while the "
              "run is paused after design; the spec (`design/spec.json`) is what the gates check._", "",
              "## Goal", "", goal.strip(), "", "## Summary", "", answer.summary.strip(), ""]
     if answer.decisions:

@@ -209,7 +209,7 @@ class CallRecorder(MiddlewareBase):
                    error: BaseException | None) -> None:
         if call is None:
             return
-        call_id = f"t:{call.id}"
+        call_id = f"t:{self.agent_name}:{call.id}"  # agents of one run may reuse a model-made call id
         text = "".join(b.text for b in last.content if isinstance(b, TextBlock)) if isinstance(last, ToolResponse) \
             else ""
         state = _state_of(error) if error is not None else str(getattr(getattr(last, "state", None), "value",
