@@ -79,9 +79,9 @@ async def check_health(
         executable: str | None = find_chromium(settings.chromium, security.browser.executables)
     except Tier2Error:
         executable = None
-    own_pool = pool is None and executable is not None and launch_browser
-    if own_pool:
-        pool = BrowserPool(executable, security.browser.args)  # type: ignore[arg-type]
+    own_pool = False
+    if pool is None and executable is not None and launch_browser:
+        pool, own_pool = BrowserPool(executable, security.browser.args), True
     try:
         parts = {"redis": await _redis(redis_url), "browser": await _browser(pool, executable, launch_browser),
                  "toolchain": _toolchain(settings)}

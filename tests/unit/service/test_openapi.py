@@ -3,7 +3,6 @@ schema, not ``{}``) and its error statuses as the one `ErrorBody`; response mode
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -51,7 +51,8 @@ def test_views_drop_host_details_and_relativize_paths(tmp_path: Path) -> None:
     assert "4242" not in str(run) and project not in str(run) and run["attempts"][0]["worker"] == "worker-abc123"
     event = public_event({"type": "run_started", "run_id": "r-1", "project_dir": project}, mask)
     assert "project_dir" not in event
-    delivery = public_delivery({"run_id": "r-1", "status": "delivered", "preview": {"path": f"{project}/dist/index.html", "url": f"file://{project}/dist/"
+    delivery = public_delivery({"run_id": "r-1", "status": "delivered",
+                                "preview": {"path": f"{project}/dist/index.html", "url": f"file://{project}/dist/"
                                             "index.html"}, "build": {"bundle_path": f"{project}/dist/bundle.js"},
                                 "verification": {"report": f"{project}/.tier2/reports/1/report.json"},
                                 "screenshot": f"{project}/screenshot.png", "host": "h", "pid": 1},
