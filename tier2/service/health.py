@@ -130,4 +130,4 @@ async def health_detail(rt: RuntimeDep) -> JSONResponse:
     """Redis, browser (launched: its version) and toolchain readiness, with versions; needs a key."""
     health = await check_health(rt.settings, rt.redis_url, rt.pool, launch_browser=True)
     view = public_health(health)
-    return JSONResponse(view.model_dump(mode="json"), status_code=200 if view.ok else 503)
+    return JSONResponse(view.model_dump(mode="json", exclude_none=True), status_code=200 if view.ok else 503)

@@ -76,7 +76,8 @@ async def load_project(request: Request, rt: RuntimeDep, tenant: TenantDep) -> P
                          stripped=loaded.stripped)
 
 
-@router.get("/projects/{project_id}", response_model=ProjectView, responses=error_responses(404, 422))
+@router.get("/projects/{project_id}", response_model=ProjectView, response_model_exclude_unset=True,
+            responses=error_responses(404, 422))
 async def get_project(project_id: str, rt: RuntimeDep, tenant: TenantDep) -> ProjectView:
     """The project's id, pack, source and file count (no server paths)."""
     return public_project(await project_details(rt, tenant, project_id))

@@ -2,7 +2,8 @@
 delivery and the artifacts, read a thread.
 
 HTTP only: each route turns the request into a use case call (`tier2.runs.submit`, `tier2.runs.queries`) and
-the result into its response model (`tier2.service.schemas`, through the allow-list views). Every read is
+the result into its response model (`tier2.service.schemas`, through the allow-list views; a view of a stored
+record leaves out the fields the record does not have, ``response_model_exclude_unset``). Every read is
 tenant-scoped in the store: another tenant's run is a 404. Errors are raised as tier2 errors and answered by
 `tier2.service.errors`.
 """
@@ -72,7 +73,8 @@ async def create_run(body: RunCreate, response: Response, rt: RuntimeDep, tenant
                        links=accepted_links(run.run_id))
 
 
-@router.get("/threads/{thread_id}", response_model=ThreadView, responses=error_responses(404, 422))
+@router.get("/threads/{thread_id}", response_model=ThreadView, response_model_exclude_unset=True,
+            responses=error_responses(404, 422))
 async def get_thread(thread_id: str, rt: RuntimeDep, tenant: TenantDep) -> ThreadView:
     """The thread (one project, one conversation) and its runs, oldest first."""
     found = await thread_details(rt, tenant, thread_id)
@@ -80,7 +82,8 @@ async def get_thread(thread_id: str, rt: RuntimeDep, tenant: TenantDep) -> Threa
     return public_thread(found.thread, found.thread_id, found.runs, mask)
 
 
-@router.get("/runs/{run_id}", response_model=RunView, responses=error_responses(404, 422))
+@router.get("/runs/{run_id}", response_model=RunView, response_model_exclude_unset=True,
+            responses=error_responses(404, 422))
 async def get_run(run_id: str, rt: RuntimeDep, tenant: TenantDep) -> RunView:
     """Status, phase, attempt, cost so far (``usage``), stop reason, and every attempt (worker, outcome)."""
     found = await run_details(rt, tenant, run_id)
@@ -150,7 +153,8 @@ async def run_events(
     return EventStreamResponse(frames(), headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-@router.get("/runs/{run_id}/delivery", response_model=DeliveryView, responses=error_responses(404, 409, 422))
+@router.get("/runs/{run_id}/delivery", response_model=DeliveryView, response_model_exclude_unset=True,
+            responses=error_responses(404, 409, 422))
 async def get_delivery(run_id: str, rt: RuntimeDep, tenant: TenantDep) -> DeliveryView:
     """The delivery record, with project-relative paths and artifact URLs (``preview.url`` is the game); 409 until
     the run has ended."""
@@ -174,5 +178,5 @@ async def get_artifact(run_id: str, name: str, rt: RuntimeDep, tenant: TenantDep
     view, as ``GET /v1/runs/{id}/delivery``)."""
     if name == "delivery.json":
         view = await get_delivery(run_id, rt, tenant)
-        return JSONResponse(view.model_dump(mode="json"))
+        return JSONResponse(view.model_dump(mode="json", exclude_unset=True))
     return FileResponse(await artifact_path(rt, tenant, run_id, name))

@@ -22,7 +22,8 @@ __all__ = ["router"]
 router = APIRouter(prefix="/v1", tags=["runs"])
 
 
-@router.get("/runs/{run_id}/trajectory", response_model=TrajectoryView, responses=error_responses(404, 422))
+@router.get("/runs/{run_id}/trajectory", response_model=TrajectoryView, response_model_exclude_unset=True,
+            responses=error_responses(404, 422))
 async def get_trajectory(
     run_id: str, rt: RuntimeDep, tenant: TenantDep,
     kind: Annotated[Literal["model", "tool"] | None, Query(description="only model calls or only tool calls")] = None,

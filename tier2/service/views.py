@@ -176,19 +176,22 @@ def accepted_links(run_id: str) -> AcceptedLinks:
     return AcceptedLinks(self=base, events=f"{base}/events", delivery=f"{base}/delivery", cancel=f"{base}/cancel")
 
 
-def _json_ready(record: RunRecord) -> dict[str, Any]:
-    """Every field of the record as JSON values (a non-finite number stays visible as ``"Infinity"``)."""
-    data = json.loads(record.model_dump_json())
+def _json_ready(record: RunRecord, stored_only: bool = False) -> dict[str, Any]:
+    """The record as JSON values (a non-finite number stays visible as ``"Infinity"``): every field, or with
+    ``stored_only`` the keys the stored record has (a view built from it leaves the others unset: absent)."""
+    data = json.loads(record.model_dump_json(exclude_unset=stored_only))
     assert isinstance(data, dict)
-    return data
+    return {**data, "schema_version": record.schema_version}
 
 
 def public_run(record: RunRecord | Mapping[str, Any], attempts: list[dict[str, Any]], mask: PathMask) -> RunView:
+    """The run as its tenant sees it; fields the stored record lacks stay unset (the route leaves them out)."""
     run = record if isinstance(record, RunRecord) else load_run_record(dict(record))
-    out = mask.deep(_json_ready(run), keep=frozenset({"brief"}))
+    always = {"run_id": run.run_id, "status": run.status, "phase": run.phase, "brief": run.brief}
+    out = mask.deep({**_json_ready(run, stored_only=True), **always}, keep=frozenset({"brief"}))
     links = RunLinks(**accepted_links(run.run_id).model_dump(), game=f"/v1/runs/{run.run_id}/artifacts/dist/index.html")
-    return allowed(RunView, {**out, "attempts": [public_attempt(a, mask).model_dump() for a in attempts],
-                             "links": links.model_dump()})
+    shown = [public_attempt(a, mask).model_dump(exclude_unset=True) for a in attempts]
+    return allowed(RunView, {**out, "attempts": shown, "links": links.model_dump()})
 
 
 def public_thread(thread: Mapping[str, Any], thread_id: str, runs: list[RunRecord], mask: PathMask) -> ThreadView:

@@ -89,8 +89,9 @@ async def test_the_owner_gets_typed_views_without_server_paths(client: httpx.Asy
     run = (await client.get("/v1/runs/r-a1", headers=A)).json()
     assert run["tenant"] == "tenant-a" and run["status"] == "queued" and run["attempts"] == []
     assert run["links"]["game"] == "/v1/runs/r-a1/artifacts/dist/index.html" and "project_dir" not in run
+    assert "finished_at" not in run and "usage" not in run  # what the stored record lacks is left out
     thread = (await client.get("/v1/threads/t-a1", headers=A)).json()
     assert [r["run_id"] for r in thread["runs"]] == ["r-a1"] and "project_dir" not in thread
     project = (await client.get("/v1/projects/proj-a1", headers=A)).json()
-    assert project["source"] == {"kind": "archive", "bytes": 10, "path": None} and "path" not in project
+    assert project["source"] == {"kind": "archive", "bytes": 10} and "path" not in project
     assert (await client.get("/v1/runs/r-a1/delivery", headers=A)).status_code == 409  # not ended yet
