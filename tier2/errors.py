@@ -23,6 +23,8 @@ __all__ = [
     "PackError",
     "ModelRouteError",
     "NotFound",
+    "Conflict",
+    "Forbidden",
     "RunLimitReached",
     "StaleLease",
     "ErrorCode",
@@ -57,6 +59,15 @@ class PayloadTooLarge(BadInput):
 
 class NotFound(OperatorError):
     """An unknown id or path."""
+
+
+class Conflict(OperatorError):
+    """The request clashes with the current state (a run already ended, one writer per project, an idempotency
+    key reused with another request)."""
+
+
+class Forbidden(OperatorError):
+    """The caller is known but may not do this (a model route its tenant may not use)."""
 
 
 class SetupError(OperatorError):

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from tier2.errors import BadInput, OperatorError
+from tier2.errors import BadInput, Forbidden, OperatorError
 from tier2.settings.loader import BudgetOverride, Policy, SecurityConfig
 from tier2.settings.tenants import TenantLimits
 from tier2.store.quotas import Admission, QuotaStore, retry_after_s, seconds_to_next_utc_day
@@ -42,7 +42,7 @@ class TenantLimitExceeded(OperatorError):
         self.status, self.retry_after = status, retry_after
 
 
-class RouteNotAllowed(OperatorError):
+class RouteNotAllowed(Forbidden):
     """The run would use a model route the tenant may not use (HTTP 403)."""
 
 

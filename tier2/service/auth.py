@@ -1,8 +1,9 @@
-"""Bearer API keys mapped to tenants (``TIER2_API_KEYS=tenant:key,tenant2:key2``).
+"""Tenants and stream tokens: bearer API keys map to tenants (``TIER2_API_KEYS=tenant:key,tenant2:key2``), and a
+short-lived HMAC token lets a browser ``EventSource`` (which cannot send a header) stream one run.
 
-Every route — tier2's and AgentScope's (its ``X-User-ID`` dependency is overridden) — resolves the caller's
-tenant from ``Authorization: Bearer <key>``; a missing or unknown key is a 401. With no keys configured the
-service runs in single-user local mode (tenant ``local``) and refuses to bind anything but loopback.
+The FastAPI dependencies that resolve the caller's tenant are in `tier2.service.deps` (`TenantDep`,
+`StreamTenantDep`): every route but ``/healthz`` needs ``Authorization: Bearer <key>``. With no keys configured
+the service runs in single-user local mode (tenant ``local``) and refuses to bind anything but loopback.
 """
 
 from __future__ import annotations
@@ -14,30 +15,14 @@ import json
 import os
 import time
 
-from fastapi import HTTPException, Query, Request, status
-
 from tier2.settings.api_keys import ApiKeys
 
-__all__ = ["LOCAL_TENANT", "STREAM_TOKEN_TTL_S", "sign_stream_token", "stream_tenant", "tenant_of"]
+__all__ = ["LOCAL_TENANT", "STREAM_TOKEN_TTL_S", "sign_stream_token", "verify_stream_token"]
 
 #: An EventSource cannot send Authorization: a browser streams with a short-lived token bound to one run.
 STREAM_TOKEN_TTL_S = 3600
 
 LOCAL_TENANT = "local"
-
-
-async def tenant_of(request: Request) -> str:
-    """FastAPI dependency: the caller's tenant (also used as AgentScope's user id)."""
-    keys: ApiKeys = request.app.state.tier2_api_keys
-    if not keys.enabled:
-        return LOCAL_TENANT
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    tenant = keys.tenant_for(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
-    if tenant is None:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or invalid API key (Authorization: Bearer …)",
-                            headers={"WWW-Authenticate": "Bearer"})
-    return tenant
 
 
 def _stream_secret(keys: ApiKeys) -> bytes:
@@ -59,7 +44,8 @@ def sign_stream_token(keys: ApiKeys, tenant: str, run_id: str, ttl_s: int = STRE
     return f"{body}.{mac}", expires
 
 
-def _verify(keys: ApiKeys, token: str, run_id: str) -> str | None:
+def verify_stream_token(keys: ApiKeys, token: str, run_id: str) -> str | None:
+    """The tenant a valid, unexpired token for ``run_id`` was signed for, else None."""
     body, _, mac = token.partition(".")
     good = _b64(hmac.new(_stream_secret(keys), body.encode(), hashlib.sha256).digest())
     if not mac or not hmac.compare_digest(mac, good):
@@ -68,20 +54,6 @@ def _verify(keys: ApiKeys, token: str, run_id: str) -> str | None:
         claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     except (ValueError, json.JSONDecodeError):
         return None
-    if claims.get("r") != run_id or int(claims.get("e", 0)) < time.time():
+    if not isinstance(claims, dict) or claims.get("r") != run_id or int(claims.get("e", 0)) < time.time():
         return None
     return str(claims.get("t"))
-
-
-async def stream_tenant(request: Request, run_id: str,
-                        token: str | None = Query(default=None, max_length=1000,
-                                                  description="stream token (POST /v1/runs/{id}/stream-token)"),
-                        ) -> str:
-    """For the events route: a valid ``?token=`` for this run, else the usual bearer key."""
-    keys: ApiKeys = request.app.state.tier2_api_keys
-    if token is not None and keys.enabled:
-        tenant = _verify(keys, token, run_id)
-        if tenant is None:
-            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid or expired stream token")
-        return tenant
-    return await tenant_of(request)

@@ -9,14 +9,14 @@ from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 
-from tier2.service.auth import tenant_of
+from tier2.service.deps import tenant
 
 __all__ = ["docs_router"]
 
 
 def docs_router(public: bool) -> APIRouter:
     """The three docs routes; with ``public=False`` each needs ``Authorization: Bearer <key>`` like the API."""
-    router = APIRouter(dependencies=[] if public else [Depends(tenant_of)], include_in_schema=False)
+    router = APIRouter(dependencies=[] if public else [Depends(tenant)], include_in_schema=False)
 
     @router.get("/openapi.json")
     async def openapi(request: Request) -> JSONResponse:

@@ -5,15 +5,20 @@
 * `ApiError` (tier2's own, with code, status and headers), `HTTPException` (Starlette's: 404 for an unknown
   route, 405, and the ``HTTPException`` raised by routes) mapped by status;
 * `RequestValidationError` → 422 ``invalid_request`` naming the fields (never echoing their values);
-* tier2's error classes by type (`BadInput` 422, `PayloadTooLarge` 413, `NotFound` 404, `SetupError` 503);
+* tier2's error classes by type (`BadInput` 422, `PayloadTooLarge` 413, `NotFound` 404, `Forbidden` 403,
+  `Conflict` 409, `TenantLimitExceeded` 429/413 with ``Retry-After``, `SetupError` 503);
 * anything else → 500 ``internal_error``: the client gets a fixed message, the log gets the traceback.
 
+Every body is an `ErrorBody` (`tier2.service.schemas`), built here and nowhere else; `error_responses` documents
+it in the OpenAPI for the statuses a route can answer. Messages are tier2's own text, never an exception's
+(a 5xx says only what failed), and pass through `views.scrub` (no absolute path, no pid) on the way out.
 ``detail`` repeats the message for clients written against FastAPI's default ``{"detail": ...}`` body.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -24,15 +29,20 @@ from starlette.exceptions import HTTPException
 from tier2.errors import (
     ApiError,
     BadInput,
+    Conflict,
     ErrorCode,
+    Forbidden,
     ModelRouteError,
     NotFound,
     PayloadTooLarge,
     SetupError,
     Tier2Error,
 )
+from tier2.runs.tenancy import TenantLimitExceeded
+from tier2.service.schemas import ErrorBody, ErrorField, ErrorInfo
+from tier2.service.views import scrub
 
-__all__ = ["install_error_handlers", "error_response", "code_for_status"]
+__all__ = ["install_error_handlers", "error_response", "error_responses", "code_for_status"]
 
 log = logging.getLogger(__name__)
 
@@ -48,21 +58,53 @@ _BY_TYPE: tuple[tuple[type[Tier2Error], int, ErrorCode], ...] = (
     (BadInput, 422, ErrorCode.INVALID_REQUEST),
     (ModelRouteError, 422, ErrorCode.INVALID_REQUEST),
     (NotFound, 404, ErrorCode.NOT_FOUND),
+    (Forbidden, 403, ErrorCode.FORBIDDEN),
+    (Conflict, 409, ErrorCode.CONFLICT),
     (SetupError, 503, ErrorCode.SERVICE_UNAVAILABLE),
 )
 _MAX_MESSAGE = 500
 _MAX_FIELDS = 10
 
 
+_DESCRIPTIONS: dict[int, str] = {
+    400: "Malformed request", 401: "Missing or invalid API key (or stream token)", 403: "Not allowed for this tenant",
+    404: "Unknown id, or one that is not the caller's", 405: "Method not allowed", 409: "Conflicts with the "
+    "current state", 413: "Over a size limit", 415: "Unsupported Content-Type", 422: "Invalid request (the fields "
+    "are listed, never their values)", 429: "A tenant limit: retry after Retry-After seconds", 500: "Internal error "
+    "(logged)", 503: "A service dependency is unavailable",
+}
+_RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}}}
+
+
 def code_for_status(status: int) -> ErrorCode:
     return _BY_STATUS.get(status, ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.INVALID_REQUEST)
 
 
-def error_response(status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None,
-                   **extra: Any) -> JSONResponse:
-    text = message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE] + "…"
-    body = {"error": {"code": str(code), "message": text, **extra}, "detail": text}
-    return JSONResponse(body, status_code=status, headers=headers)
+def error_responses(*statuses: int, as_ref: bool = False) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` entries of a route's error statuses (each an `ErrorBody`); 401, 500 and 503 are
+    always included (every route checks the key, needs Redis and may fail). ``as_ref``: name the schema by
+    reference, as JSON, for a route whose own media type is not JSON (the event stream)."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for status in sorted({401, 500, 503, *statuses}):
+        entry: dict[str, Any] = {"description": _DESCRIPTIONS.get(status, "Error")}
+        if as_ref:
+            entry["content"] = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+        else:
+            entry["model"] = ErrorBody
+        if status == 429:
+            entry["headers"] = _RETRY_AFTER
+        out[status] = entry
+    return out
+
+
+def error_response(status: int, code: ErrorCode, message: str, headers: Mapping[str, str] | None = None,
+                   fields: list[ErrorField] | None = None) -> JSONResponse:
+    """The one place an error body is built."""
+    text = scrub(message)
+    text = text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "…"
+    body = ErrorBody(error=ErrorInfo(code=code, message=text, fields=fields), detail=text)
+    return JSONResponse(body.model_dump(mode="json", exclude_none=True), status_code=status,
+                        headers=dict(headers) if headers else None)
 
 
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
@@ -82,10 +124,19 @@ def _where(loc: tuple[Any, ...] | list[Any]) -> str:
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    fields = [{"loc": _where(e.get("loc", ())), "type": str(e.get("type", ""))[:60],
-               "message": str(e.get("msg", ""))[:200]} for e in list(exc.errors())[:_MAX_FIELDS]]
-    summary = "; ".join(f"{f['loc']}: {f['message']}" for f in fields) or "invalid request"
+    fields = [ErrorField(loc=_where(e.get("loc", ())), type=str(e.get("type", ""))[:60],
+                         message=str(e.get("msg", ""))[:200]) for e in list(exc.errors())[:_MAX_FIELDS]]
+    summary = "; ".join(f"{f.loc}: {f.message}" for f in fields) or "invalid request"
     return error_response(422, ErrorCode.INVALID_REQUEST, f"invalid request: {summary}", fields=fields)
+
+
+async def _tenant_limit(request: Request, exc: Exception) -> JSONResponse:
+    """429 ``rate_limited`` (or 413 ``payload_too_large``) naming the limit, with ``Retry-After`` when waiting
+    helps."""
+    assert isinstance(exc, TenantLimitExceeded)
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+    code = ErrorCode.PAYLOAD_TOO_LARGE if exc.status == 413 else ErrorCode.RATE_LIMITED
+    return error_response(exc.status, code, str(exc), headers)
 
 
 async def _tier2_error(request: Request, exc: Exception) -> JSONResponse:
@@ -108,5 +159,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(TenantLimitExceeded, _tenant_limit)
     app.add_exception_handler(Tier2Error, _tier2_error)
     app.add_exception_handler(Exception, _unexpected)

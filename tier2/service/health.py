@@ -1,31 +1,40 @@
 """Readiness of what a run needs: Redis, Chromium, the pack toolchain.
 
-``GET /healthz`` (public) says only ``ok``/``degraded``; ``GET /v1/health`` (with a key) and ``tier2 doctor`` give
-the details."""
+``GET /healthz`` (public) says only ``ok``/``degraded``; ``GET /v1/health`` (with a key) gives each part's state
+and version (executables by file name, a fixed message for what is missing: exception text and paths stay in the
+server log), and ``tier2 doctor`` gives the full local report (`check_health`)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import Tier2Error
 from tier2.packs import load_pack
-from tier2.service.auth import tenant_of
+from tier2.service.deps import RuntimeDep, tenant
+from tier2.service.errors import error_responses
+from tier2.service.schemas import BrowserHealth, HealthView, ProbeView, RedisHealth, ToolchainHealth
 from tier2.settings.loader import Settings, load_security
 
-__all__ = ["router", "authed_router", "check_health"]
+__all__ = ["router", "authed_router", "check_health", "public_health"]
+
+log = logging.getLogger(__name__)
 
 #: mounted without authentication (only ``GET /healthz``)
 router = APIRouter(tags=["health"])
 #: mounted behind the API key like every other route
-authed_router = APIRouter(tags=["health"], dependencies=[Depends(tenant_of)])
+authed_router = APIRouter(tags=["health"], dependencies=[Depends(tenant)])
+#: what a caller reads when a part is not ok (the reason is logged)
+_MISSING = {"redis": "Redis is unreachable", "browser": "Chromium is missing or does not start",
+            "toolchain": "the pack toolchain (esbuild, node packages) is incomplete"}
 
 
 async def _redis(url: str) -> dict[str, Any]:
@@ -70,9 +79,9 @@ async def check_health(
         executable: str | None = find_chromium(settings.chromium, security.browser.executables)
     except Tier2Error:
         executable = None
-    own_pool = pool is None and executable is not None and launch_browser
-    if own_pool:
-        pool = BrowserPool(executable, security.browser.args)  # type: ignore[arg-type]
+    own_pool = False
+    if pool is None and executable is not None and launch_browser:
+        pool, own_pool = BrowserPool(executable, security.browser.args), True
     try:
         parts = {"redis": await _redis(redis_url), "browser": await _browser(pool, executable, launch_browser),
                  "toolchain": _toolchain(settings)}
@@ -82,25 +91,43 @@ async def check_health(
     return {"ok": all(p["ok"] for p in parts.values()), **parts}
 
 
-def _without_paths(value: Any) -> Any:
-    """The detailed report for API callers: executables by name, not by server path."""
-    if isinstance(value, dict):
-        return {k: (Path(v).name if k in ("executable", "esbuild") and isinstance(v, str) else _without_paths(v))
-                for k, v in value.items()}
-    return value
+def _name(value: Any) -> str | None:
+    return Path(value).name if isinstance(value, str) else None
 
 
-@router.get("/healthz", tags=["health"])
-async def healthz(request: Request) -> JSONResponse:
+def public_health(health: dict[str, Any]) -> HealthView:
+    """`check_health`'s report for API callers: executables by file name, and a fixed message for a part that is
+    not ok (its exception text, which may hold server paths, goes to the log)."""
+    for part, message in _MISSING.items():
+        if not health[part].get("ok"):
+            log.warning("health: %s: %s", part, health[part].get("error"))
+            health[part] = {**health[part], "error": message}
+    redis_part, browser, toolchain = health["redis"], health["browser"], health["toolchain"]
+    return HealthView(
+        ok=bool(health["ok"]),
+        redis=RedisHealth(ok=redis_part["ok"], version=redis_part.get("version"), ping_ms=redis_part.get("ping_ms"),
+                          error=redis_part.get("error")),
+        browser=BrowserHealth(ok=browser["ok"], executable=_name(browser.get("executable")),
+                              version=browser.get("version"), error=browser.get("error")),
+        toolchain=ToolchainHealth(ok=toolchain["ok"], pack=toolchain.get("pack"), engine=toolchain.get("engine"),
+                                  esbuild=_name(toolchain.get("esbuild")), error=toolchain.get("error")),
+    )
+
+
+@router.get("/healthz", tags=["health"], response_model=ProbeView,
+            responses={503: {"model": ProbeView, "description": "Something a run needs is missing"}})
+async def healthz(rt: RuntimeDep) -> JSONResponse:
     """Public readiness probe: ``{"status": "ok"}`` (200) or ``{"status": "degraded"}`` (503), nothing else."""
-    rt = request.app.state.tier2
     health = await check_health(rt.settings, rt.redis_url, rt.pool, launch_browser=False)
-    return JSONResponse({"status": "ok" if health["ok"] else "degraded"}, status_code=200 if health["ok"] else 503)
+    probe = ProbeView(status="ok" if health["ok"] else "degraded")
+    return JSONResponse(probe.model_dump(mode="json"), status_code=200 if health["ok"] else 503)
 
 
-@authed_router.get("/v1/health")
-async def health_detail(request: Request) -> JSONResponse:
+@authed_router.get("/v1/health", response_model=HealthView, responses={
+    503: {"model": HealthView, "description": "Something a run needs is missing (see which part)"},
+    **{k: v for k, v in error_responses().items() if k != 503}})
+async def health_detail(rt: RuntimeDep) -> JSONResponse:
     """Redis, browser (launched: its version) and toolchain readiness, with versions; needs a key."""
-    rt = request.app.state.tier2
     health = await check_health(rt.settings, rt.redis_url, rt.pool, launch_browser=True)
-    return JSONResponse(_without_paths(health), status_code=200 if health["ok"] else 503)
+    view = public_health(health)
+    return JSONResponse(view.model_dump(mode="json", exclude_none=True), status_code=200 if view.ok else 503)

@@ -13,14 +13,16 @@ from typing import Annotated
 from pydantic import AfterValidator, StringConstraints
 
 from tier2.errors import BadInput
+from tier2.store.run_store import ID_PATTERN
 
 __all__ = ["check_text", "Text", "Line", "Ident", "IDENT_RE"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL_LINE = re.compile("[\x00-\x1f\x7f]")
 _CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-#: ids tier2 hands out and accepts (run, thread, project ids; idempotency keys are wider, see `Line`)
-IDENT_RE = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
+#: ids tier2 hands out and accepts (run, thread, project ids; idempotency keys are wider, see `Line`): the
+#: store's pattern, so a request field and a tenant-scoped read agree on what an id is
+IDENT_RE = ID_PATTERN
 
 
 def check_text(value: str, field: str = "value", *, multiline: bool = False) -> str:

@@ -7,30 +7,29 @@ argument summary and hashes of the arguments and the result, not the contents.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query
 
-from tier2.service.auth import tenant_of
-from tier2.service.runs import _rt, _run_or_404
-from tier2.store.trajectory import TrajectoryStore
+from tier2.runs.queries import run_trajectory
+from tier2.service.deps import RuntimeDep, TenantDep
+from tier2.service.errors import error_responses
+from tier2.service.schemas import TrajectoryView
+from tier2.service.views import mask_for, public_trajectory
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["runs"])
 
 
-@router.get("/runs/{run_id}/trajectory")
+@router.get("/runs/{run_id}/trajectory", response_model=TrajectoryView, response_model_exclude_unset=True,
+            responses=error_responses(404, 422))
 async def get_trajectory(
-    run_id: str, request: Request, tenant: str = Depends(tenant_of),
-    kind: Literal["model", "tool"] | None = Query(default=None, description="only model calls or only tool calls"),
-    offset: int = Query(default=0, ge=0), limit: int = Query(default=500, ge=1, le=5000),
-) -> dict[str, Any]:
-    rt = _rt(request)
-    await _run_or_404(rt, run_id, tenant)
-    calls = await TrajectoryStore(rt.store.r, rt.store.keys).read(run_id)
-    summary = TrajectoryStore.summarize(calls)
-    selected = [c for c in calls if kind is None or c.kind == kind]
-    page = selected[offset:offset + limit]
-    return {"run_id": run_id, "total": len(selected), "offset": offset, "limit": limit, "summary": summary,
-            "calls": [c.model_dump(mode="json") for c in page]}
+    run_id: str, rt: RuntimeDep, tenant: TenantDep,
+    kind: Annotated[Literal["model", "tool"] | None, Query(description="only model calls or only tool calls")] = None,
+    offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> TrajectoryView:
+    """One page of the run's calls (``total`` counts the selected kind) and the per-model and per-tool totals."""
+    page = await run_trajectory(rt, tenant, run_id, kind, offset, limit)
+    return public_trajectory(page.run_id, page.total, page.offset, page.limit, page.summary, page.calls,
+                             mask_for(rt.settings, page.project_dir))

@@ -2,30 +2,48 @@
 
 Stored run records, attempts, threads, events and ``delivery.json`` carry operator details — host names, pids,
 worker names (``<host>-<pid>-…``), absolute server paths — that a tenant must not see. Each view here builds
-the public dict from the fields it lists; a field added to a stored record stays private until it is added to
-a view. Paths inside the project become project-relative (``dist/index.html``), files the API serves get their
-artifact URL, worker names lose their host and pid, and remaining server roots or pids inside free text (a stop
-reason, a tool summary) are masked.
+its response model (`tier2.service.schemas`, ``extra="forbid"``) from the fields the model declares (`allowed`);
+a field added to a stored record stays private until it is added to a model. Paths inside the project become
+project-relative (``dist/index.html``), files the API serves get their artifact URL, worker names lose their host
+and pid, and remaining server roots or pids inside free text (a stop reason, a tool summary) are masked.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import socket
+import tempfile
+import types
+import typing
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["PathMask", "public_run", "public_attempt", "public_thread", "public_event", "public_delivery",
-           "public_worker"]
+from pydantic import BaseModel
 
-_RUN_FIELDS = ("schema_version", "run_id", "status", "phase", "brief", "project_id", "thread_id", "tenant",
-               "model_route", "model", "attempt", "stop_reason", "cancel_requested", "usage", "created_at",
-               "updated_at", "finished_at", "timings_ms", "continues_thread", "options", "policy", "plan",
-               "completion", "pause_after")
-_ATTEMPT_FIELDS = ("attempt", "started_at", "ended_at", "outcome", "detail", "resumed_from", "stage")
-_THREAD_FIELDS = ("thread_id", "tenant", "project_id", "created_at")
-_THREAD_RUN_FIELDS = ("run_id", "status", "brief", "stop_reason", "created_at")
+from tier2.service.schemas import (
+    AcceptedLinks,
+    AttemptView,
+    DeliveryView,
+    ModelCallView,
+    ProjectView,
+    RunLinks,
+    RunView,
+    ThreadView,
+    ToolCallView,
+    TrajectorySummary,
+    TrajectoryView,
+)
+from tier2.settings.loader import REPO_ROOT, Settings
+from tier2.store.records import RunRecord, load_run_record
+from tier2.store.trajectory import CallRecord
+
+__all__ = ["PathMask", "accepted_links", "allowed", "mask_for", "public_attempt", "public_delivery", "public_event",
+           "public_project", "public_run", "public_thread", "public_trajectory", "public_worker", "scrub"]
+
+M = TypeVar("M", bound=BaseModel)
 _DEFAULT_WORKER = re.compile(r"^.+-\d+-([0-9a-f]{6})$")
 _HOST = socket.gethostname() if len(socket.gethostname()) >= 4 else ""
 _PID = re.compile(r"\bpid[ =:]*\d+")
@@ -76,6 +94,7 @@ class PathMask:
         return None if masked.startswith(("/", "…")) else masked.removeprefix("./")
 
     def deep(self, value: Any, keep: frozenset[str] = frozenset()) -> Any:
+        """``value`` with every string inside masked (the keys in ``keep`` left as they are)."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
@@ -85,28 +104,99 @@ class PathMask:
         return value
 
 
-def public_attempt(attempt: dict[str, Any], mask: PathMask) -> dict[str, Any]:
-    out = {k: attempt[k] for k in _ATTEMPT_FIELDS if k in attempt}
-    out["worker"] = public_worker(attempt.get("worker"))
-    return mask.deep(out)
+_NO_ROOTS = PathMask(None, [])
 
 
-def public_run(record: dict[str, Any], attempts: list[dict[str, Any]], mask: PathMask) -> dict[str, Any]:
-    run_id = record.get("run_id", "")
-    out = {k: record[k] for k in _RUN_FIELDS if k in record}
-    out = mask.deep(out, keep=frozenset({"brief"}))
-    out["attempts"] = [public_attempt(a, mask) for a in attempts]
-    out["links"] = {"self": f"/v1/runs/{run_id}", "events": f"/v1/runs/{run_id}/events",
-                    "delivery": f"/v1/runs/{run_id}/delivery", "cancel": f"/v1/runs/{run_id}/cancel",
-                    "game": f"/v1/runs/{run_id}/artifacts/dist/index.html"}
+def scrub(text: str) -> str:
+    """Free text for a client (an error message): absolute paths cut to their last component, pids hidden."""
+    return _NO_ROOTS.text(text)
+
+
+def mask_for(settings: Settings, project_dir: str | None) -> PathMask:
+    """The mask for one run: its project directory becomes relative, every server root a placeholder."""
+    roots = [settings.workspaces, settings.home, settings.packs_dir, settings.config_dir, settings.skills_dir,
+             REPO_ROOT, Path(tempfile.gettempdir())]
+    return PathMask(project_dir, roots)
+
+
+# -- allow-lists ---------------------------------------------------------------------------------------------
+
+
+def _models_in(annotation: Any) -> tuple[type[BaseModel] | None, type[BaseModel] | None, type[BaseModel] | None]:
+    """(model, list item model, dict value model) found in a field's annotation (Optional unwrapped)."""
+    args = typing.get_args(annotation)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        for arg in args:
+            found = _models_in(arg)
+            if any(found):
+                return found
+        return None, None, None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, None, None
+    if origin is list and args and isinstance(args[0], type) and issubclass(args[0], BaseModel):
+        return None, args[0], None
+    if origin is dict and len(args) == 2 and isinstance(args[1], type) and issubclass(args[1], BaseModel):
+        return None, None, args[1]
+    return None, None, None
+
+
+def _select(cls: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, info in cls.model_fields.items():
+        if name not in data:
+            continue
+        value = data[name]
+        model, item, entry = _models_in(info.annotation)
+        if model is not None and isinstance(value, Mapping):
+            value = _select(model, value)
+        elif item is not None and isinstance(value, list):
+            value = [_select(item, v) if isinstance(v, Mapping) else v for v in value]
+        elif entry is not None and isinstance(value, Mapping):
+            value = {k: _select(entry, v) if isinstance(v, Mapping) else v for k, v in value.items()}
+        out[name] = value
     return out
 
 
-def public_thread(thread: dict[str, Any], thread_id: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
-    out = {k: thread[k] for k in _THREAD_FIELDS if k in thread}
-    out["thread_id"] = thread_id
-    out["runs"] = [{k: r.get(k) for k in _THREAD_RUN_FIELDS} for r in runs]
-    return out
+def allowed(cls: type[M], data: Mapping[str, Any]) -> M:
+    """``cls`` built from the fields it declares (nested models too): everything else in ``data`` is left out."""
+    return cls.model_validate(_select(cls, data))
+
+
+# -- views ---------------------------------------------------------------------------------------------------
+
+
+def public_attempt(attempt: Mapping[str, Any], mask: PathMask) -> AttemptView:
+    out = {k: v for k, v in attempt.items() if k != "worker"}
+    return allowed(AttemptView, {**mask.deep(out), "worker": public_worker(attempt.get("worker"))})
+
+
+def accepted_links(run_id: str) -> AcceptedLinks:
+    base = f"/v1/runs/{run_id}"
+    return AcceptedLinks(self=base, events=f"{base}/events", delivery=f"{base}/delivery", cancel=f"{base}/cancel")
+
+
+def _json_ready(record: RunRecord, stored_only: bool = False) -> dict[str, Any]:
+    """The record as JSON values (a non-finite number stays visible as ``"Infinity"``): every field, or with
+    ``stored_only`` the keys the stored record has (a view built from it leaves the others unset: absent)."""
+    data = json.loads(record.model_dump_json(exclude_unset=stored_only))
+    assert isinstance(data, dict)
+    return {**data, "schema_version": record.schema_version}
+
+
+def public_run(record: RunRecord | Mapping[str, Any], attempts: list[dict[str, Any]], mask: PathMask) -> RunView:
+    """The run as its tenant sees it; fields the stored record lacks stay unset (the route leaves them out)."""
+    run = record if isinstance(record, RunRecord) else load_run_record(dict(record))
+    always = {"run_id": run.run_id, "status": run.status, "phase": run.phase, "brief": run.brief}
+    out = mask.deep({**_json_ready(run, stored_only=True), **always}, keep=frozenset({"brief"}))
+    links = RunLinks(**accepted_links(run.run_id).model_dump(), game=f"/v1/runs/{run.run_id}/artifacts/dist/index.html")
+    shown = [public_attempt(a, mask).model_dump(exclude_unset=True) for a in attempts]
+    return allowed(RunView, {**out, "attempts": shown, "links": links.model_dump()})
+
+
+def public_thread(thread: Mapping[str, Any], thread_id: str, runs: list[RunRecord], mask: PathMask) -> ThreadView:
+    shown = [mask.deep(_json_ready(r), keep=frozenset({"brief"})) for r in runs]
+    return allowed(ThreadView, {**thread, "thread_id": thread_id, "runs": shown})
 
 
 def public_event(event: dict[str, Any], mask: PathMask) -> dict[str, Any]:
@@ -116,10 +206,12 @@ def public_event(event: dict[str, Any], mask: PathMask) -> dict[str, Any]:
         out["worker"] = public_worker(event["worker"])
     if event.get("delivery_path"):
         out["delivery"] = f"/v1/runs/{event.get('run_id', '')}/delivery"
-    return mask.deep(out, keep=frozenset({"brief"}))
+    masked = mask.deep(out, keep=frozenset({"brief"}))
+    assert isinstance(masked, dict)
+    return masked
 
 
-def public_delivery(delivery: dict[str, Any], run_id: str, mask: PathMask) -> dict[str, Any]:
+def public_delivery(delivery: Mapping[str, Any], run_id: str, mask: PathMask) -> DeliveryView:
     """``delivery.json`` for the API: project-relative paths, and artifact URLs for the files served."""
     out = dict(delivery)
     base = f"/v1/runs/{run_id}/artifacts"
@@ -134,4 +226,20 @@ def public_delivery(delivery: dict[str, Any], run_id: str, mask: PathMask) -> di
     shot = mask.relative(out.get("screenshot"))
     out["screenshot"] = shot
     out["screenshot_url"] = f"{base}/{shot}" if shot else None
-    return mask.deep(out, keep=frozenset({"brief"}))
+    return allowed(DeliveryView, mask.deep(out, keep=frozenset({"brief"})))
+
+
+def public_trajectory(run_id: str, total: int, offset: int, limit: int, summary: Mapping[str, Any],
+                      calls: list[CallRecord], mask: PathMask) -> TrajectoryView:
+    """A page of the run's calls; free text (error, argument summary) masked."""
+    shown: list[ModelCallView | ToolCallView] = []
+    for call in calls:
+        data = mask.deep(call.model_dump(mode="json"))
+        shown.append(allowed(ModelCallView, data) if call.kind == "model" else allowed(ToolCallView, data))
+    return TrajectoryView(run_id=run_id, total=total, offset=offset, limit=limit,
+                          summary=allowed(TrajectorySummary, summary), calls=shown)
+
+
+def public_project(record: Mapping[str, Any]) -> ProjectView:
+    """A loaded project: id, tenant, pack, source, file count — not its server path."""
+    return allowed(ProjectView, record)

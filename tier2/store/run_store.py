@@ -8,6 +8,7 @@ any id see no gap and no duplicate.
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -25,7 +26,12 @@ from tier2.store.lifecycle import TERMINAL, check_transition
 from tier2.store.quotas import ADMIT_LUA, Admission
 from tier2.store.records import RUN_RECORD_VERSION, RunRecord, load_run_record
 
-__all__ = ["Accepted", "Fence", "RunStore"]
+__all__ = ["ID_PATTERN", "Accepted", "Fence", "RunStore"]
+
+#: the ids tier2 hands out (runs, threads, projects): letters, digits and ``_ . : -``, at most 64 characters;
+#: anything else is never looked up (a tenant-scoped read of a malformed id is simply None)
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
+_ID = re.compile(ID_PATTERN)
 
 _APPEND = """
 if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[2] then
@@ -218,6 +224,23 @@ class RunStore:
     async def get_record(self, run_id: str) -> RunRecord | None:
         raw = await self.r.get(self.keys.run(run_id))
         return load_run_record(raw) if raw else None
+
+    # -- tenant-scoped reads: what every API route uses; another tenant's record does not exist for the caller --
+
+    async def get_run_for(self, tenant: str, run_id: str) -> RunRecord | None:
+        """The run record if ``run_id`` is a well-formed id of a run owned by ``tenant``, else None."""
+        record = await self.get_record(run_id) if _ID.match(run_id) else None
+        return record if record is not None and record.tenant == tenant else None
+
+    async def get_thread_for(self, tenant: str, thread_id: str) -> dict[str, Any] | None:
+        """The thread record if ``thread_id`` is a well-formed id of a thread owned by ``tenant``, else None."""
+        record = await self.get_thread(thread_id) if _ID.match(thread_id) else None
+        return record if record is not None and record.get("tenant") == tenant else None
+
+    async def get_project_for(self, tenant: str, project_id: str) -> dict[str, Any] | None:
+        """The project record if ``project_id`` is a well-formed id of a project owned by ``tenant``, else None."""
+        record = await self.get_project(project_id) if _ID.match(project_id) else None
+        return record if record is not None and record.get("tenant") == tenant else None
 
     async def put_project(self, project_id: str, record: dict[str, Any]) -> bool:
         """Register a project (owner tenant, path); False when the id is taken."""

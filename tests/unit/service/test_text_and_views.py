@@ -46,15 +46,19 @@ def test_views_drop_host_details_and_relativize_paths(tmp_path: Path) -> None:
               "source_dir": project, "owner": {"pid": 4242, "host": socket.gethostname()},
               "stop_reason": f"the process that ran it (pid 4242) died; see {project}/.tier2/log"}
     attempts = [{"attempt": 1, "worker": f"{socket.gethostname()}-4242-abc123", "pid": 4242, "host": "h"}]
-    run = public_run(record, attempts, mask)
+    run = public_run(record, attempts, mask).model_dump(exclude_unset=True)
+    assert "outcome" not in run["attempts"][0] and "finished_at" not in run  # not in the record: left out
     assert {"project_dir", "source_dir", "owner"}.isdisjoint(run) and run["brief"] == record["brief"]
     assert "4242" not in str(run) and project not in str(run) and run["attempts"][0]["worker"] == "worker-abc123"
     event = public_event({"type": "run_started", "run_id": "r-1", "project_dir": project}, mask)
     assert "project_dir" not in event
-    delivery = public_delivery({"preview": {"path": f"{project}/dist/index.html", "url": f"file://{project}/dist/"
+    delivery = public_delivery({"run_id": "r-1", "status": "delivered",
+                                "preview": {"path": f"{project}/dist/index.html", "url": f"file://{project}/dist/"
                                             "index.html"}, "build": {"bundle_path": f"{project}/dist/bundle.js"},
                                 "verification": {"report": f"{project}/.tier2/reports/1/report.json"},
-                                "screenshot": f"{project}/screenshot.png"}, "r-1", mask)
+                                "screenshot": f"{project}/screenshot.png", "host": "h", "pid": 1},
+                               "r-1", mask).model_dump()
+    assert "host" not in delivery and "pid" not in delivery  # an allow-list: unknown keys never pass
     assert delivery["preview"] == {"path": "dist/index.html", "url": "/v1/runs/r-1/artifacts/dist/index.html"}
     assert delivery["build"]["bundle_path"] == "dist/bundle.js"
     assert delivery["screenshot_url"] == "/v1/runs/r-1/artifacts/screenshot.png"

@@ -1,0 +1,108 @@
+"""Use case: load an existing game project for a tenant — an uploaded zip/tar archive (a byte stream) or a
+directory on the server inside the import root — and register it under a new ``project_id`` to run on.
+
+The archive is spooled to a temporary file under the byte limit as it arrives (never held in memory), charged to
+the tenant's upload bytes per day, and unpacked by `tier2.workspace.importer`, which checks every limit while it
+reads. On any error — a limit, a corrupt archive, an exception — the project folder and the temporary file are
+removed. Errors: `PayloadTooLarge`, `BadInput`, `TenantLimitExceeded`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tier2.errors import PayloadTooLarge
+from tier2.runs.runtime import Runtime
+from tier2.runs.tenancy import charge_upload, ensure_upload_room, upload_limit
+from tier2.store.quotas import QuotaStore
+from tier2.workspace.importer import Imported, ImportLimits, copy_directory, extract_archive
+from tier2.workspace.projects import adopt_project, project_id_for
+
+__all__ = ["LoadedProject", "import_archive", "import_directory"]
+
+
+@dataclass(frozen=True)
+class LoadedProject:
+    project_id: str
+    files: int
+    pack: str
+    #: reserved top-level names dropped from the input (``.mcp``, ``skills/``, ``dist/``...)
+    stripped: list[str] = field(default_factory=list)
+
+
+@contextlib.asynccontextmanager
+async def _spooled(chunks: AsyncIterator[bytes], declared: int | None, limit: int,
+                   tmp_dir: Path) -> AsyncIterator[tuple[Path, int]]:
+    """The byte stream in a temporary file (removed on exit), refused past ``limit`` bytes as it arrives."""
+    if declared is None or declared > limit:
+        raise PayloadTooLarge(f"upload is over the limit of {limit} bytes")
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix="upload-", dir=tmp_dir)
+    path = Path(name)
+    size = 0
+    try:
+        with os.fdopen(fd, "wb") as out:
+            async for chunk in chunks:
+                size += len(chunk)
+                if size > limit:
+                    raise PayloadTooLarge(f"upload is over the limit of {limit} bytes")
+                out.write(chunk)
+        yield path, size
+    finally:
+        path.unlink(missing_ok=True)
+
+
+async def _load(rt: Runtime, tenant: str,
+                fill: Callable[[Path], Awaitable[tuple[Imported, dict[str, Any]]]]) -> LoadedProject:
+    """A new project directory filled by ``fill``, checked as a pack project and registered; removed on error."""
+    project_id = project_id_for(f"proj-{uuid.uuid4().hex[:12]}")
+    dest = rt.settings.workspaces / "projects" / project_id
+    try:
+        imported, source = await fill(dest)
+        info = adopt_project(rt.pack, dest, project_id)
+        await rt.store.put_project(project_id, {"tenant": tenant, "path": str(dest), "pack": info.pack,
+                                                "source": source, "files": imported.files,
+                                                "stripped": imported.stripped})
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    return LoadedProject(project_id, imported.files, info.pack, list(imported.stripped))
+
+
+async def import_directory(rt: Runtime, tenant: str, path: str) -> LoadedProject:
+    """Copy a directory inside the import root (``TIER2_IMPORT_ROOT``, default ``workspaces/import/``)."""
+    limits = ImportLimits.from_config(rt.security.imports)
+    root = rt.settings.import_root or rt.settings.workspaces / "import"
+
+    async def fill(dest: Path) -> tuple[Imported, dict[str, Any]]:
+        imported = await asyncio.to_thread(copy_directory, Path(path), root, dest, limits)
+        return imported, {"kind": "directory", "path": path}
+
+    return await _load(rt, tenant, fill)
+
+
+async def import_archive(rt: Runtime, tenant: str, chunks: AsyncIterator[bytes],
+                         declared: int | None) -> LoadedProject:
+    """Unpack a zip/tar (optionally gzipped) archive arriving as ``chunks``; ``declared`` is its announced size
+    (None: unknown or unusable, refused). What cannot fit the tenant's day is refused before reading."""
+    limits = ImportLimits.from_config(rt.security.imports)
+    quotas = QuotaStore(rt.store.r, rt.store.keys)
+    await ensure_upload_room(quotas, rt.security, tenant, declared or 0)
+    limit = upload_limit(rt.security, tenant)
+
+    async def fill(dest: Path) -> tuple[Imported, dict[str, Any]]:
+        async with _spooled(chunks, declared, limit, rt.settings.workspaces / ".uploads") as (path, n):
+            await charge_upload(quotas, rt.security, tenant, n)
+            imported = await asyncio.to_thread(extract_archive, path, dest, limits)
+        return imported, {"kind": "archive", "bytes": n}
+
+    return await _load(rt, tenant, fill)

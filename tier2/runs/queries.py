@@ -1,0 +1,171 @@
+"""Use cases that read (or flag) a tenant's runs: details with attempts, threads, cancel, the delivery, artifact
+files, the trajectory, the event stream, a loaded project.
+
+Every function takes the caller's tenant and reads through the store's tenant-scoped calls
+(`RunStore.get_run_for`, ``get_thread_for``, ``get_project_for``): another tenant's id is `NotFound`, exactly
+like an unknown one. The results are the stored data; what a tenant may see of it is the service's views.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from tier2.errors import Conflict, NotFound
+from tier2.events import TERMINAL_STATUSES, CancelRequested, Tier2Event
+from tier2.runs.runtime import Runtime
+from tier2.store.leases import LeaseStore
+from tier2.store.records import RunRecord
+from tier2.store.run_store import RunStore
+from tier2.store.trajectory import CallRecord, TrajectoryStore
+
+__all__ = ["ARTIFACT_FILES", "RunDetails", "ThreadDetails", "TrajectoryPage", "artifact_path", "cancel_run",
+           "follow_events", "project_details", "require_run", "run_delivery", "run_details", "run_trajectory",
+           "thread_details"]
+
+#: files of a project that may be downloaded, besides anything under ``dist/``
+ARTIFACT_FILES = frozenset({"delivery.json", "screenshot.png"})
+_BAD_NAME = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class RunDetails:
+    record: RunRecord
+    attempts: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ThreadDetails:
+    thread_id: str
+    thread: dict[str, Any]
+    runs: list[RunRecord]
+
+
+@dataclass(frozen=True)
+class TrajectoryPage:
+    run_id: str
+    total: int
+    offset: int
+    limit: int
+    summary: dict[str, Any]
+    calls: list[CallRecord]
+    #: the run's project directory (to mask it in what is shown)
+    project_dir: str | None = None
+
+
+async def require_run(store: RunStore, tenant: str, run_id: str) -> RunRecord:
+    """The tenant's run, or `NotFound`."""
+    record = await store.get_run_for(tenant, run_id)
+    if record is None:
+        raise NotFound("unknown run")
+    return record
+
+
+async def run_details(rt: Runtime, tenant: str, run_id: str) -> RunDetails:
+    record = await require_run(rt.store, tenant, run_id)
+    return RunDetails(record, await LeaseStore(rt.store.r, rt.store.keys).attempts(run_id))
+
+
+async def thread_details(rt: Runtime, tenant: str, thread_id: str) -> ThreadDetails:
+    """The thread and its runs, oldest first."""
+    thread = await rt.store.get_thread_for(tenant, thread_id)
+    if thread is None:
+        raise NotFound("unknown thread")
+    runs = [r for run_id in await rt.store.thread_runs(thread_id)
+            if (r := await rt.store.get_run_for(tenant, run_id)) is not None]
+    return ThreadDetails(thread_id, thread, runs)
+
+
+async def cancel_run(rt: Runtime, tenant: str, run_id: str) -> RunRecord:
+    """Record "cancel requested" (durable flag, record field, event): the worker holding the run stops it within
+    its heartbeat, a queued run stops when a worker takes it. `Conflict` once the run has ended."""
+    record = await require_run(rt.store, tenant, run_id)
+    if record.status in TERMINAL_STATUSES:
+        raise Conflict(f"run {run_id} already ended: {record.status}")
+    await rt.store.request_cancel(run_id)
+    await rt.store.update_run(run_id, cancel_requested=True)
+    await rt.store.append_event(CancelRequested(run_id=run_id, by=tenant))
+    return record
+
+
+def _project_dir(record: RunRecord) -> Path:
+    if not record.project_dir:
+        raise Conflict("the run has not created its project yet")
+    return Path(record.project_dir)
+
+
+async def run_delivery(rt: Runtime, tenant: str, run_id: str) -> tuple[RunRecord, dict[str, Any]]:
+    """The run and its ``delivery.json`` as stored (local paths included); `Conflict` until the run has ended."""
+    record = await require_run(rt.store, tenant, run_id)
+    path = _project_dir(record) / "delivery.json"
+    if record.status not in TERMINAL_STATUSES or not path.is_file():
+        raise Conflict(f"run {run_id} is {record.status}: no delivery yet")
+    delivery = json.loads(path.read_text())
+    if not isinstance(delivery, dict):
+        raise Conflict(f"run {run_id} has no readable delivery")
+    return record, delivery
+
+
+def _artifact_name(name: str) -> bool:
+    """Whether ``name`` can name a file at all (short, clean text, relative)."""
+    return 0 < len(name) <= 512 and not name.startswith("/") and _BAD_NAME.search(name) is None
+
+
+async def artifact_path(rt: Runtime, tenant: str, run_id: str, name: str) -> Path:
+    """The file ``name`` of the run's project if it may be downloaded (``dist/*``, ``screenshot.png``), else
+    `NotFound` (``delivery.json`` is served as its public view: `run_delivery`)."""
+    record = await require_run(rt.store, tenant, run_id)
+    missing = NotFound("no such artifact (available: delivery.json, screenshot.png, dist/*)")
+    if not _artifact_name(name):
+        raise missing
+    root = _project_dir(record).resolve()
+    target = (root / name).resolve()
+    allowed = name in ARTIFACT_FILES or target.is_relative_to(root / "dist")
+    if not allowed or not target.is_relative_to(root) or not target.is_file():
+        raise missing
+    return target
+
+
+async def run_trajectory(rt: Runtime, tenant: str, run_id: str, kind: Literal["model", "tool"] | None,
+                         offset: int, limit: int) -> TrajectoryPage:
+    """One page of the run's calls (in first-start order, optionally only one kind) and the totals of all."""
+    record = await require_run(rt.store, tenant, run_id)
+    calls = await TrajectoryStore(rt.store.r, rt.store.keys).read(run_id)
+    selected = [c for c in calls if kind is None or c.kind == kind]
+    return TrajectoryPage(run_id, len(selected), offset, limit, TrajectoryStore.summarize(calls),
+                          selected[offset:offset + limit], record.project_dir)
+
+
+async def follow_events(store: RunStore, run_id: str, after: int, disconnected: Callable[[], Awaitable[bool]],
+                        block_ms: int = 1000) -> AsyncIterator[tuple[int, Tier2Event] | None]:
+    """The run's events after id ``after`` as they come, until ``run_finished`` (or the run is terminal with
+    nothing left, or ``disconnected()``); ``None`` after each idle wait of ``block_ms`` (for keep-alives).
+    The caller checks the tenant first (`require_run`)."""
+    pos = after
+    while True:
+        batch = await store.wait_events(run_id, after=pos, block_ms=block_ms, count=500)
+        for seq, event in batch:
+            pos = seq
+            yield seq, event
+            if event.type == "run_finished":
+                return
+        if not batch:
+            record = await store.get_record(run_id)
+            status = record.status if record is not None else None
+            if status in TERMINAL_STATUSES and not await store.read_events(run_id, after=pos):
+                return
+            if await disconnected():
+                return
+            yield None
+
+
+async def project_details(rt: Runtime, tenant: str, project_id: str) -> dict[str, Any]:
+    """The tenant's project record (with its server path: the service shows a view), or `NotFound`."""
+    record = await rt.store.get_project_for(tenant, project_id)
+    if record is None:
+        raise NotFound("unknown project")
+    return record

@@ -1,0 +1,118 @@
+"""Use case: submit a brief as a run — validate, admit (tenant limits), accept durably, answer a retry.
+
+`submit_run` is what ``POST /v1/runs`` does, without HTTP: it takes a typed `RunSubmission` and returns a
+`SubmitResult`, or raises the error that says why not — `BadInput`/`ModelRouteError` (the brief, the route, the
+budget), `RouteNotAllowed` (a route the tenant may not use), `NotFound` (a thread or project that is not the
+tenant's), `Conflict` (an idempotency key reused with another request; a project that already has a writer),
+`TenantLimitExceeded` (queue or rate limit). The run record and its dispatch entry are committed together
+(`RunStore.accept_run`); a worker then executes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from tier2.errors import Conflict, NotFound
+from tier2.runs.request import new_run_id, validate_brief
+from tier2.runs.runtime import Runtime
+from tier2.runs.tenancy import admit_run, refusal
+from tier2.settings.loader import BudgetOverride
+from tier2.workspace.projects import project_id_for
+
+__all__ = ["AcceptedRun", "RunSubmission", "SubmitResult", "submit_run"]
+
+
+@dataclass(frozen=True)
+class RunSubmission:
+    """A tenant's request for a run: a brief, optionally on a loaded project or continuing a thread."""
+
+    tenant: str
+    brief: str
+    model: str | None = None
+    project_id: str | None = None
+    thread_id: str | None = None
+    budget: BudgetOverride | None = None
+    #: the client's retry key (per tenant): the same key and request give the same run
+    idempotency_key: str | None = None
+    #: stop after this phase (``"design"``): the design can be read and edited, then continued in the thread
+    pause_after: Literal["design"] | None = None
+
+    def fingerprint(self) -> str:
+        """sha256 of the request (what a replay must match); the same form as the request body's JSON."""
+        body = {"brief": self.brief, "model": self.model, "project_id": self.project_id,
+                "thread_id": self.thread_id, "budget": self.budget.model_dump() if self.budget is not None else None,
+                "pause_after": self.pause_after}
+        return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+class AcceptedRun(BaseModel):
+    """The accepted run's ids (also what an idempotent retry gets back)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    run_id: str
+    project_id: str
+    thread_id: str
+    status: Literal["queued"] = "queued"
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    run: AcceptedRun
+    #: True when this answers a retry (same idempotency key and request): no new run was created
+    replayed: bool = False
+
+
+async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
+    """Accept ``sub`` as a queued run (durable before this returns), or raise why not (see the module doc)."""
+    brief = validate_brief(sub.brief, rt.security.brief)
+    policy = rt.policies.snapshot()
+    policy.route(sub.model)  # an unknown route: ModelRouteError
+    admitted = admit_run(rt.security, policy, sub.tenant, sub.model, sub.budget)
+    run_id = new_run_id()
+    source_dir: str | None = None
+    continues = False
+    if sub.thread_id is not None:
+        thread = await rt.store.get_thread_for(sub.tenant, sub.thread_id)
+        if thread is None:
+            raise NotFound("unknown thread")
+        thread_id, project_id = sub.thread_id, str(thread["project_id"])
+        source_dir, continues = str(thread["project_dir"]), True
+    elif sub.project_id is not None:
+        project = await rt.store.get_project_for(sub.tenant, sub.project_id)
+        if project is None:
+            raise NotFound("unknown project")
+        source_dir = str(project["path"])
+        project_id, thread_id = sub.project_id, "t-" + run_id[2:]
+    else:
+        project_id, thread_id = project_id_for(f"game-{run_id[2:14]}"), "t-" + run_id[2:]
+    project_dir = source_dir or str(rt.settings.workspaces / "projects" / project_id)
+    run = AcceptedRun(run_id=run_id, project_id=project_id, thread_id=thread_id)
+    options: dict[str, Any] = {"budget": sub.budget.model_dump(exclude_none=True)} if sub.budget is not None else {}
+    record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": sub.tenant,
+              "model_route": sub.model, "thread_id": thread_id, "dispatched": True, "project_dir": project_dir,
+              "source_dir": source_dir, "continues_thread": continues, "options": {**options, **admitted.options},
+              "pause_after": sub.pause_after}
+    fingerprint = sub.fingerprint()
+    accepted = await rt.store.accept_run(
+        run_id, record, project_id=project_id, dispatch=True, tenant=sub.tenant, idem_key=sub.idempotency_key,
+        body_sha=fingerprint, response=run.model_dump(),
+        thread=(thread_id, {"tenant": sub.tenant, "project_id": project_id, "project_dir": project_dir}),
+        admission=admitted.admission,
+    )
+    if (limited := refusal(accepted, admitted, time.time())) is not None:
+        raise limited
+    if accepted.outcome == "replay":
+        stored = accepted.idempotency or {}
+        if stored.get("body_sha") != fingerprint:
+            raise Conflict("Idempotency-Key was already used with a different request body")
+        return SubmitResult(AcceptedRun.model_validate(stored["response"]), replayed=True)
+    if accepted.outcome == "busy":
+        raise Conflict(f"project {project_id} already has a run in progress ({accepted.active_run}); "
+                       "one writer per project")
+    return SubmitResult(run)
