@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh Debian/Ubuntu machine:
 #   make demo   — set up, then generate a game from a brief with the embedded defaults
-#   make test   — set up, then lint + the whole test suite
+#   make test   — set up, then lint (ruff, import checks, mypy) + the whole test suite
 BRIEF ?= a potion shop tycoon where I brew potions from herbs and sell them to adventurers
 VENV := .venv/bin
 
@@ -14,6 +14,7 @@ demo: setup
 lint: setup
 	$(VENV)/ruff check tier2 tests bench ci
 	$(VENV)/python ci/check_imports.py
+	$(VENV)/mypy
 
 test: lint
 	$(VENV)/python -m pytest -q

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import Any
+from typing import Any, Literal
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
@@ -20,7 +20,16 @@ from tier2.errors import StaleLease
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.run_store import Fence
 
-__all__ = ["CheckpointStore", "block_ref"]
+__all__ = ["CheckpointStore", "ResumeStage", "block_ref", "resume_stage"]
+
+#: where a checkpoint was taken: ``turn`` mid writer turn (a resumed attempt continues it), ``turn_done`` after
+#: the turn ended (a resumed attempt validates what it left)
+ResumeStage = Literal["turn", "turn_done"]
+
+
+def resume_stage(value: object) -> ResumeStage:
+    """A checkpoint's stored stage (anything else: mid turn)."""
+    return "turn_done" if value == "turn_done" else "turn"
 
 # KEYS: fence, blocks, checkpoints, latest. ARGV: token, checkpoint JSON, then (ref, block JSON) pairs.
 _SAVE = """

@@ -17,6 +17,7 @@ from redis.exceptions import ResponseError
 
 from tier2.errors import StaleLease
 from tier2.store.keys import Keys
+from tier2.store.replies import text_map
 from tier2.store.run_store import Fence
 
 __all__ = ["OperationStore"]
@@ -65,12 +66,12 @@ class OperationStore:
 
     async def applied(self) -> dict[str, int]:
         """Completed executions per operation id."""
-        raw = await self.r.hgetall(self.keys.run_op_applied(self.run_id))
+        raw = text_map(await self.r.hgetall(self.keys.run_op_applied(self.run_id)))
         return {k: int(v) for k, v in raw.items()}
 
     async def began(self) -> dict[str, int]:
         """Attempts that started each operation (more than ``applied``: an execution a crash interrupted)."""
-        raw = await self.r.hgetall(self.keys.run_op_began(self.run_id))
+        raw = text_map(await self.r.hgetall(self.keys.run_op_began(self.run_id)))
         return {k: int(v) for k, v in raw.items()}
 
     async def _fenced(self, script: Any, key: str, args: list[str], fence: Fence | None = None,

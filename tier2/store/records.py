@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,7 +26,7 @@ from tier2.store.lifecycle import RunStatus
 __all__ = ["RUN_RECORD_VERSION", "DeliverySummary", "RunRecord", "load_run_record", "migrate_run_record"]
 
 #: The version `RunRecord` writes (the other persisted payloads keep `tier2.store.keys.SCHEMA_VERSION`).
-RUN_RECORD_VERSION = 2
+RUN_RECORD_VERSION: Final = 2
 
 Phase = Literal["setup", "implement", "validate", "deliver"]
 
