@@ -10,7 +10,7 @@ once; ``began`` > 1 shows an execution a crash interrupted before it completed (
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypedDict
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
@@ -20,7 +20,14 @@ from tier2.store.keys import Keys
 from tier2.store.replies import text_map
 from tier2.store.run_store import Fence
 
-__all__ = ["OperationStore"]
+__all__ = ["OperationResult", "OperationStore"]
+
+
+class OperationResult(TypedDict):
+    """What a committed operation answered: its text and final tool state (``success``, ``error``...)."""
+
+    text: str
+    state: str
 
 _FENCED = """
 if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then
@@ -49,7 +56,7 @@ class OperationStore:
         self._begin = client.register_script(_BEGIN)
         self._commit = client.register_script(_COMMIT)
 
-    async def lookup(self, op_id: str) -> dict[str, Any] | None:
+    async def lookup(self, op_id: str) -> OperationResult | None:
         raw = await self.r.hget(self.keys.run_ops(self.run_id), op_id)
         return json.loads(raw) if raw else None
 
@@ -59,7 +66,7 @@ class OperationStore:
         return int(await self._fenced(self._begin, k.run_op_began(self.run_id), [op_id], fence,
                                       extra_keys=[k.run_op_by(self.run_id)]))
 
-    async def commit(self, op_id: str, result: dict[str, Any], fence: Fence | None) -> None:
+    async def commit(self, op_id: str, result: OperationResult, fence: Fence | None) -> None:
         k = self.keys
         await self._fenced(self._commit, k.run_ops(self.run_id), [op_id, json.dumps(result)], fence,
                            extra_keys=[k.run_op_applied(self.run_id), k.run_op_by(self.run_id)])
