@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +97,7 @@ async def _import(request: Request, rt: Runtime, ctype: str, dest: Path, tenant:
         try:
             body = ProjectImport.model_validate_json(await _small_body(request))
         except ValidationError as exc:
-            first = exc.errors()[0] if exc.errors() else {}
+            first: Mapping[str, Any] = exc.errors()[0] if exc.errors() else {}
             where = ".".join(str(p) for p in first.get("loc", ())) or "body"
             raise BadInput(f'JSON body must be {{"path": "<directory inside the import root>"}} '
                            f"({where}: {str(first.get('msg', 'invalid'))[:200]})") from None

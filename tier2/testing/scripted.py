@@ -8,6 +8,7 @@ makes the call fail, which is how a provider outage is scripted.
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
@@ -27,7 +28,7 @@ class ScriptCredential(CredentialBase):
     type: str = "tier2_scripted"
 
     @classmethod
-    def get_chat_model_class(cls) -> type[ChatModelBase]:
+    def get_chat_model_class(cls) -> builtins.type[ChatModelBase]:  # ``type`` is the field above
         return ScriptedChatModel
 
 
