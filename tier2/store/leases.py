@@ -105,6 +105,3 @@ class LeaseStore:
     async def attempts(self, run_id: str) -> list[dict[str, Any]]:
         raw = await self.r.hgetall(self.keys.run_attempts(run_id))
         return sorted((json.loads(v) for v in raw.values()), key=lambda a: a["attempt"])
-
-    async def current_token(self, run_id: str) -> int:
-        return int(await self.r.get(self.keys.run_fence(run_id)) or 0)

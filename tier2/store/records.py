@@ -85,9 +85,6 @@ class RunRecord(BaseModel):
         """The stored form: only the keys that were set (an old record keeps its key set), JSON-ready."""
         return {"schema_version": self.schema_version, **self.model_dump(mode="json", exclude_unset=True)}
 
-    def to_json(self) -> str:
-        return json.dumps(self.dump())
-
 
 def _v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:
     """v1 → v2: same fields; only the version changes (v2's new fields are optional)."""

@@ -233,16 +233,9 @@ class RunStore:
         raw = await self.r.get(self.keys.project(project_id))
         return json.loads(raw) if raw else None
 
-    async def put_thread(self, thread_id: str, record: dict[str, Any]) -> None:
-        payload = {"schema_version": SCHEMA_VERSION, "thread_id": thread_id, "created_at": time.time(), **record}
-        await self.r.set(self.keys.thread(thread_id), json.dumps(payload), nx=True)
-
     async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
         raw = await self.r.get(self.keys.thread(thread_id))
         return json.loads(raw) if raw else None
-
-    async def add_thread_run(self, thread_id: str, run_id: str) -> None:
-        await self.r.rpush(self.keys.thread_runs(thread_id), run_id)
 
     async def thread_runs(self, thread_id: str) -> list[str]:
         return texts(await self.r.lrange(self.keys.thread_runs(thread_id), 0, -1))
