@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh Debian/Ubuntu machine:
 #   make demo   — set up, then generate a game from a brief with the embedded defaults
-#   make test   — set up, then lint + the whole test suite
+#   make test   — set up, then lint (ruff, import checks, mypy) + the whole test suite
 BRIEF ?= a potion shop tycoon where I brew potions from herbs and sell them to adventurers
 VENV := .venv/bin
 # pytest-xdist workers: 2 on the reference 2-core machine (each worker drives at most one live Phaser validation)
@@ -17,6 +17,7 @@ lint: setup
 	$(VENV)/ruff check tier2 tests bench ci
 	$(VENV)/python ci/check_imports.py
 	$(VENV)/python ci/check_forbidden_imports.py
+	$(VENV)/mypy
 
 # pytest exits 5 when it collected no tests: like any other non-zero exit it fails make (and .ci/run)
 test: lint

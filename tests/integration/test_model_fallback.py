@@ -60,6 +60,6 @@ async def test_the_fallback_route_answers_and_is_named(runtime, config_dir: Path
     assert "InternalServerError" in calls[0].error
     assert primary_requests >= 5 * 2                    # every primary call was retried before falling back
     answered = [c for c in calls if c.state == "success"]
-    assert usage["cost_usd"] == pytest.approx(sum(c.cost_usd or 0 for c in answered), abs=1e-6)  # backup's price
+    assert usage["cost_by_agent"]["writer"] == pytest.approx(sum(c.cost_usd or 0 for c in answered), abs=1e-6)
     events = [e for _, e in await runtime.store.read_events(out.run_id, after=0, count=10_000)]
-    assert {e.model for e in events if e.type == "model_called"} == {"backup-model"}
+    assert {e.model for e in events if e.type == "model_called"} == {"backup-model", "tier2-offline-policy-v1"}

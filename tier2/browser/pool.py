@@ -70,10 +70,11 @@ class BrowserPool:
             try:
                 if self._pw is None:
                     self._pw = await async_playwright().start()
+                env: dict[str, str | float | bool] = {**tool_env({"HOME": tempfile.gettempdir()})}
                 self._browser = await self._pw.chromium.launch(
                     executable_path=self.executable, headless=True, args=self.args,
                     timeout=self.launch_timeout_s * 1000,
-                    env=tool_env({"HOME": tempfile.gettempdir()}),  # never the service's secrets
+                    env=env,  # never the service's secrets
                 )
             except PlaywrightError as exc:
                 raise BrowserUnavailable(f"Chromium failed to start ({self.executable}): {exc}") from exc

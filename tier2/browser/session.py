@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response
+from playwright.async_api import BrowserContext, ConsoleMessage, FloatRect, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
 from tier2.browser.pool import BrowserPool
@@ -169,7 +169,7 @@ class GameSession:
         except Exception:  # noqa: BLE001
             return []
 
-    async def canvas_box(self) -> dict[str, float] | None:
+    async def canvas_box(self) -> FloatRect | None:
         handle = await self.p.query_selector("canvas")
         return await handle.bounding_box() if handle else None
 

@@ -10,6 +10,7 @@ are reused. A requirement is ``verified`` only by a gate that passed — never b
 
 from __future__ import annotations
 
+import builtins
 import time
 from typing import Any, Literal
 
@@ -56,7 +57,7 @@ class Plan(BaseModel):
         node.updated_at = time.time()
         return node
 
-    def downstream(self, roots: set[str]) -> set[str]:
+    def downstream(self, roots: builtins.set[str]) -> builtins.set[str]:
         """``roots`` and every node that depends on one of them, transitively."""
         out = set(roots)
         changed = True
@@ -68,9 +69,9 @@ class Plan(BaseModel):
                     changed = True
         return out
 
-    def invalidate(self, roots: set[str], reason: str) -> list[str]:
+    def invalidate(self, roots: builtins.set[str], reason: str) -> list[str]:
         """Mark ``roots`` and their dependants ``invalidated`` (local invalidation); returns them in order."""
-        hit = sorted(self.downstream({r for r in roots if r in self.nodes}))
+        hit: list[str] = sorted(self.downstream({r for r in roots if r in self.nodes}))
         for node_id in hit:
             previous = self.nodes[node_id].status
             self.set(node_id, "invalidated", reason=reason, was=previous)

@@ -24,24 +24,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import json
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypedDict, TypeVar, cast
 
-from agentscope.message import DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from agentscope.message import DataBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultState
 from agentscope.middleware import MiddlewareBase
 from agentscope.model import ChatResponse
-from agentscope.tool import ToolResponse
+from agentscope.state import AgentState
+from agentscope.tool import ToolChunk, ToolResponse
 
 from tier2.errors import RunLimitReached
+from tier2.middleware._kwargs import ActingNext, ModelNext, ModelResult, StreamNext, acting_kwargs
 from tier2.middleware.stuck import StuckDetector
 from tier2.settings.loader import BreakerPolicy
 
-__all__ = ["BreakersMiddleware", "STATE_KEY"]
+__all__ = ["BreakersMiddleware", "BreakersState", "PendingCall", "STATE_KEY", "breakers_state"]
 
 STATE_KEY = "tier2.breakers"
+_T = TypeVar("_T")
 _ERROR_STATES = {"error", "denied", "interrupted"}
 #: after a timed-out tool was cancelled, how long its (already interrupted) generator may take to finish
 _DRAIN_S = 5.0
@@ -74,6 +76,37 @@ def _output_text(output: Any) -> str:
     return "\n".join(parts)
 
 
+class PendingCall(TypedDict):
+    """A tool call of the last model reply, waiting for its result to be recorded."""
+
+    id: str
+    name: str
+    input: str
+
+
+class BreakersState(TypedDict):
+    """Per-run state of `BreakersMiddleware` (``middle_context[STATE_KEY]``)."""
+
+    run_id: str
+    steps: int  # model calls in the run
+    turn: str | None  # the reply id of the current writer turn
+    turn_steps: int  # model calls in that turn
+    pending: list[PendingCall]
+    records: list[dict[str, Any]]  # `StuckDetector` step records
+    tripped: list[str] | None  # [limit, detail] of the first trip
+
+
+def breakers_state(state: AgentState, run_id: str) -> BreakersState:
+    """The run's breaker state, started afresh for a new run on the same conversation."""
+    ctx = state.middle_context
+    st = ctx.get(STATE_KEY)
+    if isinstance(st, dict) and st.get("run_id") == run_id:
+        return cast(BreakersState, st)  # written by this function (a checkpoint restores it as JSON)
+    fresh = BreakersState(run_id=run_id, steps=0, turn=None, turn_steps=0, pending=[], records=[], tripped=None)
+    ctx[STATE_KEY] = fresh
+    return fresh
+
+
 class BreakersMiddleware(MiddlewareBase):
     """Per run: the instance holds only the run id, the policy snapshot and the deadline source."""
 
@@ -85,25 +118,20 @@ class BreakersMiddleware(MiddlewareBase):
 
     # ------------------------------------------------------------------ state
 
-    def _state(self, agent: Any) -> dict[str, Any]:
-        ctx = agent.state.middle_context
-        st = ctx.get(STATE_KEY)
-        if not isinstance(st, dict) or st.get("run_id") != self.run_id:
-            st = {"run_id": self.run_id, "steps": 0, "turn": None, "turn_steps": 0, "pending": [],
-                  "records": [], "tripped": None}
-            ctx[STATE_KEY] = st
-        return st
+    def _state(self, agent: Any) -> BreakersState:
+        return breakers_state(agent.state, self.run_id)
 
-    def _detector(self, st: dict[str, Any]) -> StuckDetector:
+    def _detector(self, st: BreakersState) -> StuckDetector:
         return StuckDetector(self.policy.stuck, st["records"])
 
     @staticmethod
-    def _trip(st: dict[str, Any], limit: str, detail: str) -> RunLimitReached:
+    def _trip(st: BreakersState, limit: str, detail: str) -> RunLimitReached:
         """Record the trip (the first one wins, e.g. of two concurrent tool timeouts) and build its error."""
-        st["tripped"] = st["tripped"] or [limit, detail]
-        return RunLimitReached(*st["tripped"])
+        tripped = st["tripped"] or [limit, detail]
+        st["tripped"] = tripped
+        return RunLimitReached(*tripped)
 
-    def _settle(self, agent: Any, st: dict[str, Any]) -> None:
+    def _settle(self, agent: Any, st: BreakersState) -> None:
         """Record the results of the last reply's tool calls (read from the context, whatever produced them)."""
         pending = st["pending"]
         if not pending:
@@ -125,7 +153,7 @@ class BreakersMiddleware(MiddlewareBase):
                               str(block.state) in _ERROR_STATES, _label(call["name"], call["input"]))
         st["pending"] = []
 
-    def _check(self, agent: Any, st: dict[str, Any]) -> None:
+    def _check(self, agent: Any, st: BreakersState) -> None:
         """Before a model call: a pending trip, the step caps, then the stuck patterns."""
         if st["tripped"]:
             raise RunLimitReached(*st["tripped"])
@@ -162,7 +190,7 @@ class BreakersMiddleware(MiddlewareBase):
         return own
 
     @staticmethod
-    async def _within(awaitable: Awaitable[Any], deadline: float) -> tuple[bool, Any]:
+    async def _within(awaitable: Awaitable[_T], deadline: float) -> tuple[bool, _T | None]:
         """``(expired, value)``: expired also when the callee swallowed the cancellation and returned."""
         cm = asyncio.timeout_at(deadline)
         try:
@@ -176,7 +204,8 @@ class BreakersMiddleware(MiddlewareBase):
 
     # ------------------------------------------------------------------ hooks
 
-    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                       ) -> AsyncGenerator[Any, None]:
         self._state(agent)
         async for item in next_handler(**input_kwargs):
             yield item
@@ -185,7 +214,8 @@ class BreakersMiddleware(MiddlewareBase):
         if st["tripped"]:  # a tool timed out in the turn's last round: no model call came to raise it
             raise RunLimitReached(*st["tripped"])
 
-    async def on_compress_context(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> None:
+    async def on_compress_context(self, agent: Any, input_kwargs: dict[str, Any],
+                                  next_handler: Callable[..., Awaitable[None]]) -> None:
         st = self._state(agent)
         self._settle(agent, st)
         self._check(agent, st)  # before compression spends a model call on a stuck agent
@@ -197,7 +227,8 @@ class BreakersMiddleware(MiddlewareBase):
         if (agent.state.summary, id(agent.state.context)) != before:
             self._detector(st).compressed()
 
-    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                           ) -> AsyncGenerator[Any, None]:
         st = self._state(agent)
         self._settle(agent, st)
         self._check(agent, st)
@@ -206,22 +237,23 @@ class BreakersMiddleware(MiddlewareBase):
         async for item in next_handler(**input_kwargs):
             yield item
 
-    async def on_model_call(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> Any:
+    async def on_model_call(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ModelNext) -> ModelResult:
         st = self._state(agent)
         if st["tripped"]:  # e.g. a retry or a fallback model after a timed-out call
             raise RunLimitReached(*st["tripped"])
         deadline, trip = self._bound(self.policy.model_call_s, "a model call", "model_call_s")
         expired, res = await self._within(next_handler(**input_kwargs), deadline)
         if expired:
-            if inspect.isasyncgen(res):  # the callee swallowed the cancellation and returned a stream anyway
+            if isinstance(res, AsyncGenerator):  # the callee swallowed the cancellation and returned a stream anyway
                 await res.aclose()
             raise self._trip(st, *trip)
-        if inspect.isasyncgen(res):
+        if isinstance(res, AsyncGenerator):
             return self._timed_stream(agent, res, deadline, trip)
+        assert res is not None  # not expired: the call returned
         self._on_response(agent, res)
         return res
 
-    async def _timed_stream(self, agent: Any, stream: AsyncGenerator, deadline: float,
+    async def _timed_stream(self, agent: Any, stream: AsyncGenerator[ChatResponse, None], deadline: float,
                             trip: tuple[str, str]) -> AsyncGenerator[ChatResponse, None]:
         """The model's stream, each chunk awaited in the consumer's own task under the call's deadline."""
         try:
@@ -232,19 +264,21 @@ class BreakersMiddleware(MiddlewareBase):
                     return
                 if expired:
                     raise self._trip(self._state(agent), *trip)
+                assert chunk is not None  # not expired: the stream gave a chunk
                 if chunk.is_last:
                     self._on_response(agent, chunk)
                 yield chunk
         finally:
             await stream.aclose()
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         st = self._state(agent)
-        call = input_kwargs["tool_call"]
+        call = acting_kwargs(input_kwargs)["tool_call"]
         if st["tripped"]:
             limit, detail = st["tripped"]
             yield ToolResponse(content=[TextBlock(text=f"Not run: the run is stopping ({limit}: {detail}).")],
-                               state="error", id=call.id)
+                               state=ToolResultState.ERROR, id=call.id)
             return
         deadline, trip = self._bound(self.policy.tool_call_s, f"tool call {call.name}", "tool_call_s")
         chunks = next_handler(**input_kwargs)
@@ -256,12 +290,14 @@ class BreakersMiddleware(MiddlewareBase):
             if expired:
                 self._trip(st, *trip)
                 await self._drain(chunks)
-                yield ToolResponse(content=[TextBlock(text=f"Stopped: {trip[1]}.")], state="error", id=call.id)
+                yield ToolResponse(content=[TextBlock(text=f"Stopped: {trip[1]}.")], state=ToolResultState.ERROR,
+                                   id=call.id)
                 return
+            assert chunk is not None  # not expired: the tool gave a chunk
             yield chunk
 
     @staticmethod
-    async def _drain(chunks: AsyncGenerator) -> None:
+    async def _drain(chunks: AsyncGenerator[Any, None]) -> None:
         """Let a cancelled tool chain finish its own way (AgentScope answers a cancelled tool with an
         ``interrupted`` result, inner layers checkpoint); close it if it does not end promptly."""
         with contextlib.suppress(Exception):

@@ -15,21 +15,39 @@ Call ids are deterministic: ``<agent>:<reply_id>:<cur_iter>:<n>``, with ``n`` (c
 from __future__ import annotations
 
 import copy
-import inspect
 import math
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypedDict
 
 from agentscope.middleware import MiddlewareBase, ReplyBudgetControlMiddleware
+from agentscope.model import ChatResponse
+from agentscope.state import AgentState
 from pydantic import ValidationError
 
 from tier2.errors import BadInput
+from tier2.middleware._kwargs import ModelNext, ModelResult, StreamNext, compress_kwargs, model_call_kwargs
 from tier2.settings.loader import BudgetOverride, BudgetPolicy, Price
 from tier2.store.budget import BudgetCaps, BudgetLedger
 from tier2.store.keys import Keys
 from tier2.store.spend import SpendGuard
 
-__all__ = ["LedgerMiddleware", "budget_caps", "build_budget_layer", "soft_budget", "spend_guard_of"]
+__all__ = ["LedgerMiddleware", "LedgerState", "budget_caps", "build_budget_layer", "ledger_state", "soft_budget",
+           "spend_guard_of"]
+
+#: the ledger's slot in ``AgentState.middle_context`` (AgentScope's default key: the class name)
+STATE_KEY = "LedgerMiddleware"
+
+
+class LedgerState(TypedDict, total=False):
+    """Per-run state of `LedgerMiddleware`: the step (``reply_id:cur_iter``) and the calls completed at it."""
+
+    at: str
+    n: int
+
+
+def ledger_state(state: AgentState) -> LedgerState:
+    slot: LedgerState = state.middle_context.setdefault(STATE_KEY, {})
+    return slot
 
 
 def bounded_model(model: Any, default_max: int) -> tuple[Any, int]:
@@ -53,32 +71,37 @@ class LedgerMiddleware(MiddlewareBase):
     def __init__(self, guard: SpendGuard, max_output_tokens: int, input_margin: float = 1.0) -> None:
         self.guard, self.max_output_tokens, self.input_margin = guard, max_output_tokens, input_margin
 
-    async def _call_id(self, agent: Any) -> tuple[str, dict[str, Any]]:
+    async def get_middleware_key(self) -> str:
+        return STATE_KEY
+
+    def _call_id(self, agent: Any) -> tuple[str, LedgerState]:
         state = agent.state
-        slot = state.middle_context.setdefault(await self.get_middleware_key(), {})
+        slot = ledger_state(state)
         at = f"{state.reply_id}:{state.cur_iter}"
         if slot.get("at") != at:
             slot["at"], slot["n"] = at, 0
         return f"{agent.name}:{at}:{slot['n']}", slot
 
-    async def on_model_call(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> Any:
-        model, n_out = bounded_model(input_kwargs["current_model"], self.max_output_tokens)
-        counted = await model.count_tokens(input_kwargs["messages"], input_kwargs.get("tools"))
+    async def on_model_call(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ModelNext) -> ModelResult:
+        kw = model_call_kwargs(input_kwargs)
+        model, n_out = bounded_model(kw["current_model"], self.max_output_tokens)
+        counted = await model.count_tokens(kw["messages"], kw.get("tools"))
         n_in = math.ceil(counted * self.input_margin)
-        call_id, slot = await self._call_id(agent)
+        call_id, slot = self._call_id(agent)
         await self.guard.reserve(call_id, model.model, n_in, n_out)
         try:
             res = await next_handler(**{**input_kwargs, "current_model": model})
         except BaseException:
             await self.guard.release(call_id)  # nothing came back: the retry (same id) may reserve again
             raise
-        if inspect.isasyncgen(res):
+        if isinstance(res, AsyncGenerator):
             return self._metered(res, call_id, slot, model.model, (n_in, n_out))
         usage = getattr(res, "usage", None)
         await self._settle(call_id, slot, model.model, usage, (n_in, n_out))
         return res
 
-    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator[Any, None]:
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                       ) -> AsyncGenerator[Any, None]:
         """Reconciles run in the background during a turn; at its end the ledger is settled."""
         try:
             async for item in next_handler(**input_kwargs):
@@ -86,10 +109,11 @@ class LedgerMiddleware(MiddlewareBase):
         finally:
             await self.guard.flush()
 
-    async def on_compress_context(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> None:
+    async def on_compress_context(self, agent: Any, input_kwargs: dict[str, Any],
+                                  next_handler: Callable[..., Awaitable[None]]) -> None:
         """Context compression calls the model directly (``generate_structured_output``), outside
         ``on_model_call``: reserve when it is due, and record it (usage estimated: none is exposed) once it ran."""
-        cfg = input_kwargs.get("context_config") or agent.context_config
+        cfg = compress_kwargs(input_kwargs).get("context_config") or agent.context_config
         model = agent.model
         counted = await model.count_tokens(list(agent.state.context), None)
         n_in, n_out = math.ceil(counted * self.input_margin), self.max_output_tokens
@@ -109,15 +133,15 @@ class LedgerMiddleware(MiddlewareBase):
         elif due:
             await self.guard.release(call_id)
 
-    async def _settle(self, call_id: str, slot: dict[str, Any], model: str, usage: Any,
+    async def _settle(self, call_id: str, slot: LedgerState, model: str, usage: Any,
                       estimate: tuple[int, int]) -> None:
         """Reconcile at the reported usage; without one, at the reservation (the worst case we allowed)."""
         n_in, n_out = (usage.input_tokens, usage.output_tokens) if usage is not None else estimate
         slot["n"] = int(slot.get("n", 0)) + 1
         self.guard.reconcile_later(call_id, model, int(n_in or 0), int(n_out or 0))
 
-    async def _metered(self, stream: AsyncGenerator[Any, None], call_id: str, slot: dict[str, Any], model: str,
-                       estimate: tuple[int, int]) -> AsyncGenerator[Any, None]:
+    async def _metered(self, stream: AsyncGenerator[ChatResponse, None], call_id: str, slot: LedgerState, model: str,
+                       estimate: tuple[int, int]) -> AsyncGenerator[ChatResponse, None]:
         usage = None
         try:
             async for chunk in stream:

@@ -12,6 +12,9 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from agentscope.middleware import MiddlewareBase
+from agentscope.tool import ToolChunk, ToolResponse
+
+from tier2.middleware._kwargs import ActingNext, StreamNext
 
 __all__ = ["CancelMiddleware"]
 
@@ -26,12 +29,14 @@ class CancelMiddleware(MiddlewareBase):
         if self.cancelled():
             raise asyncio.CancelledError("run cancelled by request")
 
-    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                           ) -> AsyncGenerator[Any, None]:
         self._check()
         async for item in next_handler(**input_kwargs):
             yield item
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         self._check()
         async for chunk in next_handler(**input_kwargs):
             yield chunk

@@ -13,8 +13,10 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from agentscope.middleware import MiddlewareBase
+from agentscope.tool import ToolChunk, ToolResponse
 
-from tier2.store.checkpoints import CheckpointStore
+from tier2.middleware._kwargs import ActingNext, StreamNext
+from tier2.store.checkpoints import CheckpointMeta, CheckpointStore, ResumeStage, RunPosition
 from tier2.store.run_store import Fence
 
 __all__ = ["CheckpointMiddleware", "restorable_state"]
@@ -27,13 +29,13 @@ class CheckpointMiddleware(MiddlewareBase):
     checkpoint resumes one step earlier, which is safe: side effects are looked up by operation id. A refused
     (stale) write surfaces at the next checkpoint."""
 
-    def __init__(self, store: CheckpointStore, fence: Fence | None, meta: Callable[[], dict[str, Any]]) -> None:
+    def __init__(self, store: CheckpointStore, fence: Fence | None, meta: Callable[[], RunPosition]) -> None:
         self.store, self.fence, self.meta = store, fence, meta
         self._last: asyncio.Future[None] | None = None  # the newest write in flight (a handle, not run state)
 
-    async def _save(self, agent: Any, stage: str, wait: bool) -> None:
+    async def _save(self, agent: Any, stage: ResumeStage, wait: bool) -> None:
         state = agent.state.model_dump(mode="json")
-        meta = {**self.meta(), "stage": stage, "agent": agent.name}
+        meta: CheckpointMeta = {**self.meta(), "stage": stage, "agent": agent.name}
         previous = self._last
         if previous is not None and previous.done():
             previous.result()  # raises StaleLease (or a Redis error) of an earlier write
@@ -49,12 +51,14 @@ class CheckpointMiddleware(MiddlewareBase):
         if wait:
             await self._last
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         async for chunk in next_handler(**input_kwargs):
             yield chunk
         await self._save(agent, "turn", wait=False)  # the tool result is in the context by now
 
-    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                       ) -> AsyncGenerator[Any, None]:
         async for item in next_handler(**input_kwargs):
             yield item
         await self._save(agent, "turn_done", wait=True)  # the final reasoning step has no post-logic

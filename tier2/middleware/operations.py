@@ -13,11 +13,12 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
-from agentscope.message import TextBlock
+from agentscope.message import TextBlock, ToolResultState
 from agentscope.middleware import MiddlewareBase
-from agentscope.tool import ToolResponse
+from agentscope.tool import ToolChunk, ToolResponse
 
-from tier2.store.operations import OperationStore
+from tier2.middleware._kwargs import ActingNext, FinalToolState, acting_kwargs
+from tier2.store.operations import OperationResult, OperationStore
 from tier2.store.run_store import Fence
 
 __all__ = ["OperationsMiddleware", "operation_id"]
@@ -44,6 +45,14 @@ def operation_id(agent: Any, call: Any) -> str:
     return f"{call.name}:{digest}:{earlier}"
 
 
+def final_state(value: str) -> FinalToolState:
+    """A stored final tool state (``success``, ``error``...) as `ToolResponse.state` takes it."""
+    state = ToolResultState(value)
+    if state is ToolResultState.RUNNING:
+        raise ValueError("a final tool response cannot be running")
+    return state
+
+
 def _text(response: ToolResponse) -> str:
     return "".join(b.text for b in response.content if isinstance(b, TextBlock))
 
@@ -54,8 +63,9 @@ class OperationsMiddleware(MiddlewareBase):
     def __init__(self, store: OperationStore, fence: Fence | None, tools: frozenset[str]) -> None:
         self.store, self.fence, self.tools = store, fence, tools
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
-        call = input_kwargs["tool_call"]
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
+        call = acting_kwargs(input_kwargs)["tool_call"]
         if call.name not in self.tools:
             async for chunk in next_handler(**input_kwargs):
                 yield chunk
@@ -63,15 +73,15 @@ class OperationsMiddleware(MiddlewareBase):
         op_id = operation_id(agent, call)
         done = await self.store.lookup(op_id)
         if done is not None:  # committed by an earlier attempt: never repeat the effect
-            yield ToolResponse(content=[TextBlock(text=done["text"])], state=done["state"], id=call.id,
+            yield ToolResponse(content=[TextBlock(text=done["text"])], state=final_state(done["state"]), id=call.id,
                                metadata={"operation": op_id, "replayed": True})
             return
         before = await self.store.begin(op_id, self.fence)
         if before and _already_written(call):
             # the earlier attempt applied it but died before recording it: the bytes are there, record only
-            result = {"text": "Wrote the file (applied by an earlier attempt).", "state": "success"}
+            result = OperationResult(text="Wrote the file (applied by an earlier attempt).", state="success")
             await self.store.commit(op_id, result, self.fence)
-            yield ToolResponse(content=[TextBlock(text=result["text"])], state="success", id=call.id,
+            yield ToolResponse(content=[TextBlock(text=result["text"])], state=ToolResultState.SUCCESS, id=call.id,
                                metadata={"operation": op_id, "replayed": True})
             return
         final: ToolResponse | None = None
@@ -80,8 +90,7 @@ class OperationsMiddleware(MiddlewareBase):
                 final = chunk
             yield chunk
         if final is not None:
-            await self.store.commit(op_id, {"text": _text(final), "state": str(getattr(final.state, "value",
-                                                                                       final.state))}, self.fence)
+            await self.store.commit(op_id, OperationResult(text=_text(final), state=final.state.value), self.fence)
 
 
 def _already_written(call: Any) -> bool:

@@ -22,10 +22,11 @@ import json
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Final
 
-from agentscope.message import TextBlock
+from agentscope.message import TextBlock, ToolResultState
 from agentscope.middleware import MiddlewareBase
-from agentscope.tool import ToolResponse
+from agentscope.tool import ToolChunk, ToolResponse
 
+from tier2.middleware._kwargs import ActingNext, acting_kwargs
 from tier2.workspace.paths import PathRefused, check_glob_pattern, check_writable, resolve_inside
 
 __all__ = ["PathGuardMiddleware", "MAX_WRITE_BYTES", "check_call", "inside"]
@@ -107,12 +108,13 @@ class PathGuardMiddleware(MiddlewareBase):
         self.root = project_root
         self.write_limit = min(write_limit, MAX_WRITE_BYTES)
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
-        call = input_kwargs["tool_call"]
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
+        call = acting_kwargs(input_kwargs)["tool_call"]
         try:
             args = check_call(self.root, call.name, call.input, self.write_limit)
         except PathRefused as exc:
-            yield ToolResponse(content=[TextBlock(text=f"Refused: {exc}")], state="error", id=call.id)
+            yield ToolResponse(content=[TextBlock(text=f"Refused: {exc}")], state=ToolResultState.ERROR, id=call.id)
             return
         call.input = json.dumps(args, ensure_ascii=False)  # the tool parses exactly what was checked
         async for chunk in next_handler(**input_kwargs):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
-from agentscope.message import TextBlock
+from agentscope.message import TextBlock, ToolResultState
 from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolResponse
 
@@ -36,7 +36,8 @@ class ReadOnlyGuardMiddleware(MiddlewareBase):
         if call.name not in self.allowed:
             yield ToolResponse(content=[TextBlock(text=(
                 f"Refused: {call.name} — designers are read-only (allowed: {', '.join(sorted(self.allowed))}); "
-                "put what you want written into your answer, tier2 writes it"))], state="error", id=call.id)
+                "put what you want written into your answer, tier2 writes it"))],
+                state=ToolResultState.ERROR, id=call.id)
             return
         async for chunk in next_handler(**input_kwargs):
             yield chunk

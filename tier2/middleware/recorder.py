@@ -20,23 +20,39 @@ import hashlib
 import json
 import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from agentscope.event import ModelCallEndEvent
 from agentscope.message import TextBlock
 from agentscope.middleware import MiddlewareBase
 from agentscope.model import ChatResponse
-from agentscope.tool import ToolResponse
+from agentscope.state import AgentState
+from agentscope.tool import ToolChunk, ToolResponse
 
 from tier2.errors import RunLimitReached
+from tier2.middleware._kwargs import ActingNext, ModelNext, ModelResult, StreamNext, acting_kwargs, model_call_kwargs
 from tier2.settings.loader import Price, SecretsConfig
 from tier2.settings.secrets import Redactor
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
 from tier2.telemetry import ANSWERED_BY, FALLBACK_INDEX, A, recording_span
 
-__all__ = ["CallRecorder", "answered_by", "default_redactor", "summarize_args"]
+__all__ = ["CallRecorder", "RecorderState", "answered_by", "default_redactor", "recorder_state", "summarize_args"]
 
 _KEY = "tier2.recorder"
+
+
+class RecorderState(TypedDict, total=False):
+    """Per-run state of `CallRecorder`: the step (``reply_id:cur_iter``), model calls made at it, and the model
+    that answered the last successful call."""
+
+    slot: str
+    seq: int
+    answered: str
+
+
+def recorder_state(state: AgentState) -> RecorderState:
+    mine: RecorderState = state.middle_context.setdefault(_KEY, {})
+    return mine
 
 
 def default_redactor() -> Redactor:
@@ -62,7 +78,7 @@ def summarize_args(raw: str, redactor: Redactor | None = None) -> str:
 
 def answered_by(agent: Any) -> str | None:
     """The model that answered the agent's last successful call (primary or a fallback), as recorded."""
-    value = agent.state.middle_context.get(_KEY, {}).get("answered")
+    value = agent.state.middle_context.get(_KEY, {}).get("answered")  # read-only: no slot created
     return str(value) if value else None
 
 
@@ -106,7 +122,8 @@ class CallRecorder(MiddlewareBase):
         if self._buffer:
             await self._write_batch()
 
-    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                       ) -> AsyncGenerator[Any, None]:
         try:
             async for item in next_handler(**input_kwargs):
                 yield item
@@ -114,8 +131,8 @@ class CallRecorder(MiddlewareBase):
             await self.flush()
 
     @staticmethod
-    def _mine(agent: Any) -> dict[str, Any]:
-        return agent.state.middle_context.setdefault(_KEY, {})
+    def _mine(agent: Any) -> RecorderState:
+        return recorder_state(agent.state)
 
     def _model_call_id(self, agent: Any) -> str:
         mine = self._mine(agent)
@@ -153,9 +170,9 @@ class CallRecorder(MiddlewareBase):
             iteration=agent.state.cur_iter, input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost,
             fallback=self._fallback_index(str(getattr(current, "model", "")), response)))
 
-    async def on_model_call(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> Any:
+    async def on_model_call(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ModelNext) -> ModelResult:
         call_id = self._model_call_id(agent)
-        current = input_kwargs.get("current_model")
+        current = model_call_kwargs(input_kwargs).get("current_model")
         span = recording_span()  # AgentScope's chat span: current now, no longer when a stream is consumed
         started, t0 = time.time(), time.perf_counter()
         try:
@@ -181,7 +198,8 @@ class CallRecorder(MiddlewareBase):
             raise
         self._model_done(agent, call_id, current, started, t0, last, None, span)
 
-    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                           ) -> AsyncGenerator[Any, None]:
         """Name the answering model on AgentScope's ``ModelCallEndEvent`` (its model name is always the primary)."""
         async for item in next_handler(**input_kwargs):
             if isinstance(item, ModelCallEndEvent):
@@ -190,8 +208,9 @@ class CallRecorder(MiddlewareBase):
                     item.metadata[ANSWERED_BY] = answered
             yield item
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
-        call = input_kwargs.get("tool_call")
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
+        call = acting_kwargs(input_kwargs).get("tool_call")
         started, t0 = time.time(), time.perf_counter()
         last: Any = None
         error: BaseException | None = None

@@ -6,6 +6,7 @@ import os
 
 from agentscope.credential import OpenAICredential
 from agentscope.model import ChatModelBase, OpenAIChatModel
+from pydantic import SecretStr
 
 from tier2.errors import ModelRouteError
 from tier2.models.fallback import FallbackChain
@@ -31,7 +32,7 @@ def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0) ->
         params = OpenAIChatModel.Parameters(**route.parameters)
     except Exception as exc:
         raise ModelRouteError(f"model route {route_name!r}: bad parameters: {exc}") from exc
-    credential = OpenAICredential(name=route_name, api_key=key or "not-needed", base_url=route.base_url)
+    credential = OpenAICredential(name=route_name, api_key=SecretStr(key or "not-needed"), base_url=route.base_url)
     return OpenAIChatModel(
         credential=credential, model=route.model, parameters=params, stream=route.stream,
         max_retries=route.max_retries, context_size=route.context_size, client_kwargs={"timeout": timeout_s},

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.store.keys import SCHEMA_VERSION
+from tier2.store.lifecycle import TerminalStatus
 from tier2.validators import ValidationReport
 from tier2.workspace import snapshot
 
@@ -22,7 +23,7 @@ _REQUIRED = ("run_id", "project_id", "status", "stop_reason", "source", "build",
 
 
 def write_delivery(
-    *, project: Path, run_id: str, project_id: str, status: str, stop_reason: str, brief: str, pack: str,
+    *, project: Path, run_id: str, project_id: str, status: TerminalStatus, stop_reason: str, brief: str, pack: str,
     model: dict[str, Any], report: ValidationReport | None, report_path: Path | None, usage: dict[str, Any],
     timings: dict[str, int], extra: dict[str, Any] | None = None,
 ) -> tuple[Path, dict[str, Any]]:

@@ -20,6 +20,7 @@ verified answers are reused. After a pause (``pause_after: design``) the next ru
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import logging
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from tier2.middleware.checkpoint import CheckpointMiddleware, restorable_state
 from tier2.models.routing import build_fallback, build_model
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.phases import PhaseInput, Verdict
+from tier2.store.checkpoints import CheckpointMeta
 from tier2.store.team import TeamMailbox, agent_checkpoints
 from tier2.validators.l2 import completion_map
 
@@ -96,7 +98,7 @@ class DesignPhase:
         except DesignFailed as exc:
             await studio.set("design.spec", "failed", reason=str(exc)[:1000])
             return Verdict("failed", f"design: {exc}")
-        session.design = outcome  # type: ignore[attr-defined]
+        session.design = outcome
         runner = session.runner
         if runner is not None:
             runner.design_spec, runner.design_goal = outcome.spec, outcome.goal
@@ -157,7 +159,7 @@ class _Studio:
         self.answers_json: dict[str, Any] = {}
         self.split_json: dict[str, Any] = {}
         self.spec: dict[str, Any] = {}
-        rerun: set[str]
+        rerun: builtins.set[str]
         if prev is not None:
             self.plan = Plan.model_validate(prev["plan"])
             self.answers_json = dict(prev.get("answers") or {})
@@ -200,7 +202,7 @@ class _Studio:
         p.add("phase.implement", "phase", ["design.spec"])
         p.add("phase.validate", "phase", ["phase.implement"])
 
-    def _invalidated_by(self, follow: str, prev: dict[str, Any]) -> set[str]:
+    def _invalidated_by(self, follow: str, prev: dict[str, Any]) -> builtins.set[str]:
         """Nodes a follow-up's words change (nothing for a resumed attempt of the same run or a bare "continue")."""
         if not follow:
             return set()
@@ -220,7 +222,7 @@ class _Studio:
         return (build_model(name, route, timeout_s=timeout),
                 build_fallback(policy.route_chain(name)[1:], timeout_s=timeout), name, route)
 
-    async def _agent(self, role: str) -> tuple[Agent, tuple[int, dict[str, Any], dict[str, Any]] | None]:
+    async def _agent(self, role: str) -> tuple[Agent, tuple[int, dict[str, Any], CheckpointMeta] | None]:
         s = self.s
         model, fallback, name, route = self._model(role)
         layers = build_run_layers(LayerContext(
@@ -270,9 +272,9 @@ class _Studio:
 
     # --- the work -------------------------------------------------------------------------------------------------
 
-    async def _design(self, goal: str, rerun: set[str], prev: dict[str, Any] | None) -> dict[str, Any]:
+    async def _design(self, goal: str, rerun: builtins.set[str], prev: dict[str, Any] | None) -> dict[str, Any]:
         s = self.s
-        if self.s.writer is not None:
+        if s.writer is not None:
             self.tools = read_only_tools(await s.writer.handle.workspace.list_tools(), self.project)
         if not rerun and prev is not None:  # resumed after the design, or a continue: the spec on disk
             return await self._reuse_spec(prev)
@@ -390,8 +392,8 @@ class _Studio:
     async def _requirements(self, spec: dict[str, Any]) -> None:
         """One plan node per requirement (pending until a gate verifies it); old ones the spec dropped go."""
         keep = {f"req.{r['id']}" for r in spec["requirements"]}
-        for node in [n for n in self.plan.nodes if n.startswith("req.") and n not in keep]:
-            del self.plan.nodes[node]
+        for gone in [n for n in self.plan.nodes if n.startswith("req.") and n not in keep]:
+            del self.plan.nodes[gone]
         for r in spec["requirements"]:
             role = r.get("role", "")
             deps = ["design.spec"] + ([f"design.{role}"] if role in ROLES else [])

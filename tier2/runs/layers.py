@@ -20,7 +20,7 @@ from tier2.middleware.operations import OperationsMiddleware
 from tier2.middleware.recorder import CallRecorder
 from tier2.runs.tenancy import check_run_route
 from tier2.settings.loader import ModelRoute, Policy
-from tier2.store.checkpoints import CheckpointStore
+from tier2.store.checkpoints import CheckpointStore, RunPosition
 from tier2.store.operations import OperationStore
 from tier2.store.run_store import Fence
 from tier2.store.trajectory import TrajectoryStore
@@ -40,7 +40,7 @@ class LayerContext:
     runtime: Any  # tier2.runs.runtime.Runtime (Any: avoids an import cycle with generate)
     options: dict[str, Any] = field(default_factory=dict)  # per-run request options (budget, ...)
     fence: Fence | None = None  # the attempt's fencing token (worker runs): checkpoints and operations check it
-    progress: Callable[[], dict[str, Any]] = dict  # the run's position (round, usage, step) stored with checkpoints
+    progress: Callable[[], RunPosition] = RunPosition  # the run's position (round, usage, step) stored with checkpoints
     #: checkpoints and the operation ledger: only for the agent whose state is the run's resume point (the
     #: writer); a one-shot agent (the L3 scorer) is metered, traced and bounded but never checkpointed
     durable: bool = True

@@ -15,6 +15,7 @@ from typing import Any
 
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import is_terminal
+from tier2.store.replies import members
 from tier2.store.run_store import RunStore
 
 __all__ = ["process_owner", "owner_alive", "sweep_orphans"]
@@ -44,7 +45,7 @@ def owner_alive(owner: dict[str, Any]) -> bool | None:
 async def sweep_orphans(store: RunStore, recent: int = 2000) -> list[str]:
     """End every non-terminal recent run whose owning process on this host is gone; returns their ids."""
     ended: list[str] = []
-    for run_id in await store.r.zrevrange(store.keys.runs_index(), 0, recent - 1):
+    for run_id in members(await store.r.zrevrange(store.keys.runs_index(), 0, recent - 1)):
         record = await store.get_record(run_id)
         if record is None or is_terminal(record.status) or not record.owner:
             continue

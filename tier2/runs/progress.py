@@ -17,7 +17,7 @@ from agentscope.event import (
     ToolResultTextDeltaEvent,
 )
 
-from tier2.events import ModelCalled, Tier2Event, ToolFinished, ToolStarted
+from tier2.events import ModelCalled, Phase, Tier2Event, ToolFinished, ToolStarted
 from tier2.middleware.recorder import default_redactor, summarize_args
 from tier2.settings.loader import Price
 from tier2.settings.secrets import Redactor
@@ -59,7 +59,7 @@ class EventMapper:
         self.run_id, self.model_name, self.price, self.agent = run_id, model_name, price, agent
         self.redactor = redactor or default_redactor()  # tool summaries reach tenants: never a secret
         self.prices = prices or {}  # to price a fallback model that answered instead of ``model_name``
-        self.phase = "implement"
+        self.phase: Phase = "implement"
         self.step = 0
         self.usage = Usage()
         self._args: dict[str, str] = {}

@@ -12,6 +12,8 @@ from typing import Any
 from tier2.errors import BadInput
 from tier2.events import Tier2Event
 from tier2.settings.loader import BriefLimits
+from tier2.store.checkpoints import ResumeStage
+from tier2.store.lifecycle import TerminalStatus
 from tier2.store.run_store import Fence
 
 __all__ = ["EventSink", "Resume", "RunOutcome", "RunRequest", "new_run_id", "validate_brief"]
@@ -27,7 +29,7 @@ class Resume:
     checkpoint: int
     state_json: str
     round: int
-    stage: str  # "turn": mid writer turn (continue it) | "turn_done": the turn ended (validate next)
+    stage: ResumeStage
     usage: dict[str, Any] = field(default_factory=dict)
     step: int = 0
 
@@ -61,7 +63,7 @@ class RunOutcome:
     run_id: str
     project_id: str
     project_dir: str
-    status: str
+    status: TerminalStatus
     stop_reason: str
     delivery_path: str | None
     delivery: dict[str, Any] = field(default_factory=dict)

@@ -22,6 +22,7 @@ from tier2.assembly import build_writer
 from tier2.assembly.writer import WriterHandle
 from tier2.errors import BadInput, RunLimitReached, StaleLease, Tier2Error
 from tier2.events import AttemptStarted, GateResult, PhaseChanged, RunStarted, Tier2Event
+from tier2.events import Phase as PhaseName
 from tier2.middleware.budget import spend_guard_of
 from tier2.models.routing import build_fallback, build_model
 from tier2.runs.delivery import write_delivery
@@ -127,10 +128,10 @@ class RunSession:
     def ms(self, a: str, b: str) -> int:
         return int((self.marks.get(b, time.monotonic()) - self.marks.get(a, self.t0)) * 1000)
 
-    async def phase(self, phase: str, detail: str) -> None:
+    async def phase(self, phase: PhaseName, detail: str) -> None:
         self.mapper.phase = phase
         await self.update(phase=phase, usage=self.mapper.usage.report())  # cost so far, on GET /v1/runs/{id}
-        await self.emit(PhaseChanged(run_id=self.run_id, phase=phase, detail=detail))  # type: ignore[arg-type]
+        await self.emit(PhaseChanged(run_id=self.run_id, phase=phase, detail=detail))
         self.trace.phase(phase, detail)
 
     # --- the steps ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ Flow per dispatch entry (consumer group `DISPATCH_GROUP` on `Keys.dispatch`):
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -31,11 +32,11 @@ from tier2.errors import StaleLease
 from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
 from tier2.runs.runtime import Runtime
-from tier2.store.checkpoints import CheckpointStore
+from tier2.store.checkpoints import CheckpointStore, resume_stage
 from tier2.store.dispatch import Dispatcher
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.keys import DISPATCH_GROUP
-from tier2.store.leases import Lease, LeaseStore
+from tier2.store.leases import AttemptOutcome, Lease, LeaseStore
 from tier2.store.lifecycle import is_terminal
 
 __all__ = ["Worker", "ensure_group", "worker_name"]
@@ -87,7 +88,7 @@ class Worker:
                         continue
                     task = asyncio.create_task(self._handle(entry_id, run_id))
                     self.running[run_id] = task
-                    task.add_done_callback(lambda _t, rid=run_id: self.running.pop(rid, None))
+                    task.add_done_callback(functools.partial(self._forget, run_id))
         finally:
             tasks = list(self.running.values())
             for task in tasks:
@@ -128,7 +129,7 @@ class Worker:
         attempt = asyncio.create_task(self._attempt(lease, record, cancel))
         beat = asyncio.create_task(self._heartbeat(lease, entry_id, ttl_ms, policy.heartbeat_s, cancel, lost,
                                                    attempt))
-        outcome = "interrupted"
+        outcome: AttemptOutcome = "interrupted"
         try:
             await attempt
             outcome = "finished"
@@ -159,6 +160,9 @@ class Worker:
             except (RedisError, OSError) as exc:
                 log.warning("worker %s: could not close attempt %s of %s: %s", self.name, lease.token, run_id, exc)
 
+    def _forget(self, run_id: str, _task: asyncio.Task[None]) -> None:
+        self.running.pop(run_id, None)
+
     async def _attempt(self, lease: Lease, record: dict[str, Any], cancel: asyncio.Event) -> None:
         store, run_id = self.rt.store, lease.run_id
         resume = await self._resume_point(run_id) if lease.token > 1 else None
@@ -187,7 +191,7 @@ class Worker:
             return None
         number, state, meta = latest
         return Resume(checkpoint=number, state_json=restorable_state(state), round=int(meta.get("round", 0)),
-                      stage=str(meta.get("stage", "turn")), usage=meta.get("usage") or {},
+                      stage=resume_stage(meta.get("stage")), usage=meta.get("usage") or {},
                       step=int(meta.get("step", 0)))
 
     async def _heartbeat(self, lease: Lease, entry_id: str, ttl_ms: int, every_s: float, cancel: asyncio.Event,

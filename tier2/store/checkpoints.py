@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
@@ -20,7 +20,33 @@ from tier2.errors import StaleLease
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.run_store import Fence
 
-__all__ = ["CheckpointStore", "block_ref"]
+__all__ = ["CheckpointMeta", "CheckpointStore", "ResumeStage", "RunPosition", "block_ref", "resume_stage"]
+
+#: where a checkpoint was taken: ``turn`` mid writer turn (a resumed attempt continues it), ``turn_done`` after
+#: the turn ended (a resumed attempt validates what it left)
+ResumeStage = Literal["turn", "turn_done"]
+
+
+class RunPosition(TypedDict, total=False):
+    """Where the run is, stored with each checkpoint (supplied by the run: `tier2.runs.layers.LayerContext`)."""
+
+    round: int  # writer fix round
+    usage: dict[str, Any]  # `tier2.runs.progress.Usage` as a dict
+    step: int  # model calls so far
+    phase: str  # a design-team agent: the phase and role its checkpoint belongs to
+    role: str
+
+
+class CheckpointMeta(RunPosition, total=False):
+    """A checkpoint's ``meta``: the run's position, plus where in the turn and by which agent it was taken."""
+
+    stage: ResumeStage
+    agent: str
+
+
+def resume_stage(value: object) -> ResumeStage:
+    """A checkpoint's stored stage (anything else: mid turn)."""
+    return "turn_done" if value == "turn_done" else "turn"
 
 # KEYS: fence, blocks, checkpoints, latest. ARGV: token, checkpoint JSON, then (ref, block JSON) pairs.
 _SAVE = """
@@ -66,7 +92,7 @@ class CheckpointStore:
         self.blocks_written = 0
         self._refs: dict[tuple[Any, ...], str] = {}  # settled block (message id, index, type, id) -> its ref
 
-    async def save(self, state: dict[str, Any], meta: dict[str, Any], fence: Fence | None) -> int:
+    async def save(self, state: dict[str, Any], meta: CheckpointMeta, fence: Fence | None) -> int:
         """Persist ``state`` (an AgentState as JSON-ready dict) with run ``meta``; returns the checkpoint number."""
         rest = dict(state)
         messages = []
@@ -111,7 +137,7 @@ class CheckpointStore:
         self.blocks_written += int(written)
         return int(n)
 
-    async def latest(self) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+    async def latest(self) -> tuple[int, dict[str, Any], CheckpointMeta] | None:
         """(number, AgentState dict with its context rebuilt, meta) of the newest checkpoint, or None."""
         k = self.keys
         raw = await self.r.get(k.run_latest(self.run_id))

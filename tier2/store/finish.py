@@ -32,8 +32,9 @@ from redis.exceptions import ResponseError
 
 from tier2.errors import StaleLease
 from tier2.events import RunFinished
-from tier2.store.lifecycle import TerminalStatus, allowed_from, check_transition, is_terminal
+from tier2.store.lifecycle import RunStatus, TerminalStatus, allowed_from, check_transition, is_run_status, is_terminal
 from tier2.store.records import DeliverySummary, RunRecord, load_run_record
+from tier2.store.replies import opt_text
 from tier2.store.run_store import Fence, RunStore
 
 __all__ = ["FinishResult", "RunEnd", "finish_run"]
@@ -93,7 +94,7 @@ class FinishResult:
     is what it ended with) and nothing was written; ``missing``: no such run."""
 
     outcome: Literal["finished", "already_terminal", "missing"]
-    status: str
+    status: RunStatus | Literal[""]  # "" when ``missing``
     seq: int | None = None
     released_project: bool = False
     #: the ``run_finished`` event this call appended (``finished`` only)
@@ -108,7 +109,7 @@ async def finish_run(store: RunStore, run_id: str, end: RunEnd, fence: Fence | N
     token = uuid.uuid4().hex  # one per call: a retry of the same call (lost reply) is recognised, not re-applied
     allowed = " " + " ".join(sorted(allowed_from(end.status))) + " "
     for _ in range(_MAX_TRIES):
-        raw = await store.r.get(k.run(run_id))
+        raw = opt_text(await store.r.get(k.run(run_id)))
         if raw is None:
             return FinishResult("missing", "")
         current = load_run_record(raw)
@@ -133,12 +134,14 @@ async def finish_run(store: RunStore, run_id: str, end: RunEnd, fence: Fence | N
                                  "not finishing it") from exc
             raise
         if outcome == "finished":
-            return FinishResult("finished", str(status), int(seq), bool(released), event)
+            return FinishResult("finished", end.status, int(seq), bool(released), event)
         if outcome == "missing":
             return FinishResult("missing", "")
         if outcome == "refused":
-            if not is_terminal(str(status)):
-                check_transition(str(status), end.status)
-            return FinishResult("already_terminal", str(status))
+            stored = str(status)
+            if not is_terminal(stored):
+                check_transition(stored, end.status)
+            if is_run_status(stored):  # always: an unknown status fails `check_transition`
+                return FinishResult("already_terminal", stored)
         # "changed": the record moved between our read and the script (a concurrent update): read it again
     raise RuntimeError(f"run {run_id}: could not finish after {_MAX_TRIES} concurrent updates")

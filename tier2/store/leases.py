@@ -12,14 +12,17 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import redis.asyncio as aioredis
 
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.run_store import Fence
 
-__all__ = ["Lease", "LeaseStore"]
+__all__ = ["AttemptOutcome", "Lease", "LeaseStore"]
+
+#: how an attempt ended (stored on its attempt record)
+AttemptOutcome = Literal["finished", "interrupted", "superseded", "lease lost", "crashed"]
 
 # KEYS: lease, fence, attempts. ARGV: worker, ttl_ms, attempt JSON (token filled in here).
 _ACQUIRE = """
@@ -91,7 +94,7 @@ class LeaseStore:
     async def release(self, lease: Lease) -> None:
         await self._release(keys=[self.keys.run_lease(lease.run_id)], args=[lease.holder])
 
-    async def end_attempt(self, lease: Lease, outcome: str, detail: str = "") -> bool:
+    async def end_attempt(self, lease: Lease, outcome: AttemptOutcome, detail: str = "") -> bool:
         k = self.keys
         raw = await self.r.hget(k.run_attempts(lease.run_id), str(lease.token))
         attempt = json.loads(raw) if raw else {"attempt": lease.token, "worker": lease.worker}
@@ -102,6 +105,3 @@ class LeaseStore:
     async def attempts(self, run_id: str) -> list[dict[str, Any]]:
         raw = await self.r.hgetall(self.keys.run_attempts(run_id))
         return sorted((json.loads(v) for v in raw.values()), key=lambda a: a["attempt"])
-
-    async def current_token(self, run_id: str) -> int:
-        return int(await self.r.get(self.keys.run_fence(run_id)) or 0)

@@ -16,7 +16,7 @@ and Redis enforce the same rules. Terminal statuses have no way out: a second fi
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, TypeGuard, get_args
 
 from tier2.events import RunStatus
 
@@ -30,6 +30,7 @@ __all__ = [
     "allowed_from",
     "can_transition",
     "check_transition",
+    "is_run_status",
     "is_terminal",
 ]
 
@@ -51,8 +52,12 @@ class IllegalTransition(ValueError):
     """A write tried to move a run between two statuses the state machine does not connect."""
 
 
-def is_terminal(status: str | None) -> bool:
+def is_terminal(status: str | None) -> TypeGuard[TerminalStatus]:
     return status in TERMINAL
+
+
+def is_run_status(value: str | None) -> TypeGuard[RunStatus]:
+    return value in TRANSITIONS
 
 
 def can_transition(current: str | None, new: str) -> bool:

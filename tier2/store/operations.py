@@ -10,16 +10,24 @@ once; ``began`` > 1 shows an execution a crash interrupted before it completed (
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypedDict
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from tier2.errors import StaleLease
 from tier2.store.keys import Keys
+from tier2.store.replies import text_map
 from tier2.store.run_store import Fence
 
-__all__ = ["OperationStore"]
+__all__ = ["OperationResult", "OperationStore"]
+
+
+class OperationResult(TypedDict):
+    """What a committed operation answered: its text and final tool state (``success``, ``error``...)."""
+
+    text: str
+    state: str
 
 _FENCED = """
 if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then
@@ -48,7 +56,7 @@ class OperationStore:
         self._begin = client.register_script(_BEGIN)
         self._commit = client.register_script(_COMMIT)
 
-    async def lookup(self, op_id: str) -> dict[str, Any] | None:
+    async def lookup(self, op_id: str) -> OperationResult | None:
         raw = await self.r.hget(self.keys.run_ops(self.run_id), op_id)
         return json.loads(raw) if raw else None
 
@@ -58,19 +66,19 @@ class OperationStore:
         return int(await self._fenced(self._begin, k.run_op_began(self.run_id), [op_id], fence,
                                       extra_keys=[k.run_op_by(self.run_id)]))
 
-    async def commit(self, op_id: str, result: dict[str, Any], fence: Fence | None) -> None:
+    async def commit(self, op_id: str, result: OperationResult, fence: Fence | None) -> None:
         k = self.keys
         await self._fenced(self._commit, k.run_ops(self.run_id), [op_id, json.dumps(result)], fence,
                            extra_keys=[k.run_op_applied(self.run_id), k.run_op_by(self.run_id)])
 
     async def applied(self) -> dict[str, int]:
         """Completed executions per operation id."""
-        raw = await self.r.hgetall(self.keys.run_op_applied(self.run_id))
+        raw = text_map(await self.r.hgetall(self.keys.run_op_applied(self.run_id)))
         return {k: int(v) for k, v in raw.items()}
 
     async def began(self) -> dict[str, int]:
         """Attempts that started each operation (more than ``applied``: an execution a crash interrupted)."""
-        raw = await self.r.hgetall(self.keys.run_op_began(self.run_id))
+        raw = text_map(await self.r.hgetall(self.keys.run_op_began(self.run_id)))
         return {k: int(v) for k, v in raw.items()}
 
     async def _fenced(self, script: Any, key: str, args: list[str], fence: Fence | None = None,

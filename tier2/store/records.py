@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,7 +26,7 @@ from tier2.store.lifecycle import RunStatus
 __all__ = ["RUN_RECORD_VERSION", "DeliverySummary", "RunRecord", "load_run_record", "migrate_run_record"]
 
 #: The version `RunRecord` writes (the other persisted payloads keep `tier2.store.keys.SCHEMA_VERSION`).
-RUN_RECORD_VERSION = 2
+RUN_RECORD_VERSION: Final = 2
 
 Phase = Literal["setup", "design", "implement", "validate", "deliver"]
 
@@ -84,9 +84,6 @@ class RunRecord(BaseModel):
     def dump(self) -> dict[str, Any]:
         """The stored form: only the keys that were set (an old record keeps its key set), JSON-ready."""
         return {"schema_version": self.schema_version, **self.model_dump(mode="json", exclude_unset=True)}
-
-    def to_json(self) -> str:
-        return json.dumps(self.dump())
 
 
 def _v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -25,8 +25,11 @@ from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.lifecycle import TERMINAL, check_transition
 from tier2.store.quotas import ADMIT_LUA, Admission
 from tier2.store.records import RUN_RECORD_VERSION, RunRecord, load_run_record
+from tier2.store.replies import opt_text, stream_entries, texts, xread_entries
 
-__all__ = ["ID_PATTERN", "Accepted", "Fence", "RunStore"]
+__all__ = ["ID_PATTERN", "AcceptOutcome", "Accepted", "Fence", "RunStore"]
+
+AcceptOutcome = Literal["created", "replay", "busy", "queue_full", "rate_limited"]
 
 #: the ids tier2 hands out (runs, threads, projects): letters, digits and ``_ . : -``, at most 64 characters;
 #: anything else is never looked up (a tenant-scoped read of a malformed id is simply None)
@@ -111,7 +114,7 @@ class Accepted:
     a tenant limit (`store.quotas`): ``queue_full`` (``detail``: runs in flight) or ``rate_limited``
     (``detail``: time in ms of the oldest submission in the window)."""
 
-    outcome: str
+    outcome: AcceptOutcome
     idempotency: dict[str, Any] | None = None
     active_run: str | None = None
     detail: str = ""
@@ -168,8 +171,10 @@ class RunStore:
             return Accepted("replay", idempotency=json.loads(extra))
         if outcome == "busy":
             return Accepted("busy", active_run=extra)
-        if outcome in ("queue_full", "rate_limited"):
-            return Accepted(outcome, detail=str(extra))
+        if outcome == "queue_full":
+            return Accepted("queue_full", detail=str(extra))
+        if outcome == "rate_limited":
+            return Accepted("rate_limited", detail=str(extra))
         return Accepted("created", idempotency=idem)
 
     async def release_project(self, project_id: str, run_id: str) -> None:
@@ -183,7 +188,7 @@ class RunStore:
         await self.r.set(self.keys.run_cancel(run_id), "1")
 
     async def project_writer(self, project_id: str) -> str | None:
-        return await self.r.get(self.keys.project_active(project_id))
+        return opt_text(await self.r.get(self.keys.project_active(project_id)))
 
     async def update_run(self, run_id: str, fence: Fence | None = None, **fields: Any) -> dict[str, Any]:
         """Merge ``fields`` into the run record (validated as a `RunRecord`; a ``status`` change must be allowed
@@ -207,7 +212,7 @@ class RunStore:
                             check_transition(current.status, fields["status"])
                         merged = {**current.dump(), **fields, "updated_at": time.time()}
                         record = RunRecord.model_validate(merged).dump()
-                        p.multi()
+                        p.multi()  # type: ignore[no-untyped-call]  # redis-py: Pipeline.multi is unannotated
                         p.set(key, json.dumps(record))
                         await p.execute()
                         return record
@@ -251,26 +256,19 @@ class RunStore:
         raw = await self.r.get(self.keys.project(project_id))
         return json.loads(raw) if raw else None
 
-    async def put_thread(self, thread_id: str, record: dict[str, Any]) -> None:
-        payload = {"schema_version": SCHEMA_VERSION, "thread_id": thread_id, "created_at": time.time(), **record}
-        await self.r.set(self.keys.thread(thread_id), json.dumps(payload), nx=True)
-
     async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
         raw = await self.r.get(self.keys.thread(thread_id))
         return json.loads(raw) if raw else None
 
-    async def add_thread_run(self, thread_id: str, run_id: str) -> None:
-        await self.r.rpush(self.keys.thread_runs(thread_id), run_id)
-
     async def thread_runs(self, thread_id: str) -> list[str]:
-        return list(await self.r.lrange(self.keys.thread_runs(thread_id), 0, -1))
+        return texts(await self.r.lrange(self.keys.thread_runs(thread_id), 0, -1))
 
     async def save_thread_state(self, thread_id: str, state_json: str) -> None:
         """The writer's AgentState at the end of the thread's latest run (the next run continues from it)."""
         await self.r.set(self.keys.thread_state(thread_id), state_json)
 
     async def get_thread_state(self, thread_id: str) -> str | None:
-        return await self.r.get(self.keys.thread_state(thread_id))
+        return opt_text(await self.r.get(self.keys.thread_state(thread_id)))
 
     async def append_event(self, event: Tier2Event, fence: Fence | None = None) -> int:
         """Append with the next id of the run; with ``fence``, refused (`StaleLease`) unless still current."""
@@ -292,10 +290,11 @@ class RunStore:
                           ) -> list[tuple[int, Tier2Event]]:
         """Like `read_events`, but blocks up to ``block_ms`` for the next event (no polling)."""
         got = await self.r.xread({self.keys.run_events(run_id): f"{after}-0"}, count=count, block=block_ms)
-        entries = got[0][1] if got else []
+        entries = xread_entries(got)
         return [(int(eid.split("-")[0]), EVENT_ADAPTER.validate_json(fields["e"])) for eid, fields in entries]
 
     async def read_events(self, run_id: str, after: int = 0, count: int = 1000) -> list[tuple[int, Tier2Event]]:
         """Events with id > ``after``, oldest first."""
-        entries = await self.r.xrange(self.keys.run_events(run_id), min=f"({after}-0", max="+", count=count)
+        entries = stream_entries(await self.r.xrange(self.keys.run_events(run_id), min=f"({after}-0", max="+",
+                                                     count=count))
         return [(int(eid.split("-")[0]), EVENT_ADAPTER.validate_json(fields["e"])) for eid, fields in entries]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,10 +51,6 @@ class SpendGuard:
         self.ledger, self.prices = ledger, dict(prices)
         self.limits = limits or BudgetPolicy()  # output bound, input margin, image tokens (hot config)
         self._settling: asyncio.Future[Any] | None = None  # the newest background reconcile (a handle)
-
-    def estimate_input(self, chars: int, images: int = 0) -> int:
-        """Input tokens to reserve for a prompt of ``chars`` characters and ``images`` images (chars/4 × margin)."""
-        return math.ceil((chars / 4 + images * self.limits.image_tokens) * self.limits.input_margin)
 
     def price(self, model: str) -> Price | None:
         return self.prices.get(model)

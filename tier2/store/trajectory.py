@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from redis.exceptions import RedisError
 
 from tier2.store.keys import SCHEMA_VERSION, Keys
+from tier2.store.replies import members, text
 
 __all__ = ["ModelCallRecord", "ToolCallRecord", "TrajectoryStore", "CallRecord"]
 
@@ -87,11 +88,11 @@ class TrajectoryStore:
 
     async def read(self, run_id: str) -> list[CallRecord]:
         """Every call of the run in first-start order, with ``step`` numbers."""
-        ids = await self.r.zrange(self.keys.run_trajectory_order(run_id), 0, -1)
+        ids = members(await self.r.zrange(self.keys.run_trajectory_order(run_id), 0, -1))
         if not ids:
             return []
         raws = await self.r.hmget(self.keys.run_trajectory(run_id), ids)
-        calls = [_parse(raw) for raw in raws if raw]
+        calls = [_parse(text(raw)) for raw in raws if raw]
         step = 0
         for call in calls:
             if isinstance(call, ModelCallRecord):

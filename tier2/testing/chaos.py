@@ -26,6 +26,7 @@ import httpx
 import redis
 
 from tier2.store.keys import Keys
+from tier2.store.replies import stream_entries, text_map
 from tier2.testing.cluster import LocalCluster, wait_until
 
 __all__ = ["ChaosConfig", "ChaosReport", "run_chaos"]
@@ -185,7 +186,11 @@ def run_chaos(root: Path, cfg: ChaosConfig, log: Any = print) -> ChaosReport:
         reference: dict[str, dict[str, Any]] = {}
         for brief in dict.fromkeys(cfg.briefs):  # undisturbed reference runs
             run_id = _post_run(c, brief)
-            wait_until(lambda rid=run_id: _get(c, f"/v1/runs/{rid}")["status"] in TERMINAL, 300, "a reference")
+
+            def reference_done(rid: str = run_id) -> bool:
+                return _get(c, f"/v1/runs/{rid}")["status"] in TERMINAL
+
+            wait_until(reference_done, 300, "a reference")
             reference[brief] = _get(c, f"/v1/runs/{run_id}/delivery")
             log(f"reference {brief[:40]!r}: {reference[brief]['status']}")
         t0 = time.monotonic()
@@ -216,11 +221,11 @@ def _check(c: LocalCluster, r: redis.Redis, keys: Keys, res: RunResult, ref: dic
            rep: ChaosReport) -> None:
     run = _get(c, f"/v1/runs/{res.run_id}")
     res.status, res.attempts = run["status"], len(run.get("attempts", []))
-    server = [int(eid.split("-")[0]) for eid, _ in r.xrange(keys.run_events(res.run_id))]
+    server = [int(eid.split("-")[0]) for eid, _ in stream_entries(r.xrange(keys.run_events(res.run_id)))]
     res.server_ids = server
-    finished = [f for _, f in r.xrange(keys.run_events(res.run_id)) if '"run_finished"' in f["e"]]
+    finished = [f for _, f in stream_entries(r.xrange(keys.run_events(res.run_id))) if '"run_finished"' in f["e"]]
     res.finished_events = len(finished)
-    res.ops = {k: int(v) for k, v in r.hgetall(keys.run_op_applied(res.run_id)).items()}
+    res.ops = {k: int(v) for k, v in text_map(r.hgetall(keys.run_op_applied(res.run_id))).items()}
     rep.terminal += res.status in TERMINAL
     rep.delivered += res.status == "delivered"
     rep.runs_interrupted += res.attempts > 1
@@ -235,7 +240,7 @@ def _check(c: LocalCluster, r: redis.Redis, keys: Keys, res: RunResult, ref: dic
         rep.problems.append(f"{res.run_id}: {res.finished_events} run_finished events")
     rep.side_effects += len(res.ops)
     rep.duplicate_side_effects += sum(n - 1 for n in res.ops.values() if n > 1)
-    began = {k: int(v) for k, v in r.hgetall(keys.run_op_began(res.run_id)).items()}
+    began = {k: int(v) for k, v in text_map(r.hgetall(keys.run_op_began(res.run_id))).items()}
     rep.interrupted_side_effects += sum(1 for op, n in began.items() if n > 1 and res.ops.get(op) == 1)
     detail = "no delivery"
     if res.status in TERMINAL:

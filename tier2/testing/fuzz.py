@@ -79,6 +79,7 @@ def fuzz(base_url: str, headers: dict[str, str], max_examples: int = 10, negativ
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis.errors import Unsatisfiable
     from schemathesis import GenerationMode
+    from schemathesis.core.result import Err
 
     schema = schemathesis.openapi.from_url(f"{base_url}/openapi.json", headers=headers, timeout=timeout_s)
     report = FuzzReport()
@@ -97,6 +98,8 @@ def fuzz(base_url: str, headers: dict[str, str], max_examples: int = 10, negativ
                                              "curl": case.as_curl_command(headers=headers)[:600]})
 
         for result in schema.get_all_operations():
+            if isinstance(result, Err):
+                raise result.err()  # an operation schemathesis cannot load: the schema itself is broken
             op = result.ok()
             name = f"{op.method.upper()} {op.path}"
             for mode in modes:

@@ -72,9 +72,9 @@ def forbid_real_providers() -> Iterator[None]:
         patched.append((cls, cls.__init__))
     ChatModelBase.__init__ = _guard_model_init(ChatModelBase.__init__)  # type: ignore[method-assign]
     for cls, orig in patched[1:]:
-        cls.__init__ = _guard_client_init(orig)  # type: ignore[method-assign]
+        cls.__init__ = _guard_client_init(orig)  # type: ignore[misc]
     try:
         yield
     finally:
         for cls, orig in patched:
-            cls.__init__ = orig  # type: ignore[method-assign]
+            cls.__init__ = orig  # type: ignore[misc]

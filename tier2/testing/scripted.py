@@ -20,6 +20,7 @@ special behaviour (a model that stalls mid-stream, one that reports the largest 
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import inspect
 import json
@@ -51,7 +52,7 @@ class ScriptCredential(CredentialBase):
     type: str = "tier2_scripted"
 
     @classmethod
-    def get_chat_model_class(cls) -> type[ChatModelBase]:
+    def get_chat_model_class(cls) -> builtins.type[ChatModelBase]:  # ``type`` is the field above
         return ScriptedChatModel
 
 

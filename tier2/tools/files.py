@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from agentscope.message import TextBlock
+from agentscope.message import TextBlock, ToolResultState
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
 from agentscope.tool import ToolBase, ToolChunk
 
@@ -32,7 +32,7 @@ _SKIP = {".git", "node_modules", ".tier2"}
 
 
 def _chunk(text: str, ok: bool = True) -> ToolChunk:
-    return ToolChunk(content=[TextBlock(text=text)], state="success" if ok else "error")
+    return ToolChunk(content=[TextBlock(text=text)], state=ToolResultState.SUCCESS if ok else ToolResultState.ERROR)
 
 
 def _allow(name: str) -> PermissionDecision:

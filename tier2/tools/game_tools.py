@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentscope.message import TextBlock
+from agentscope.message import TextBlock, ToolResultState
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
 from agentscope.tool import ToolBase, ToolChunk
 
@@ -59,9 +59,9 @@ class BuildTool(ToolBase):
         self.ctx.results.add(BuildRecord(result))
         if result.ok:
             text = f"BUILD OK in {result.duration_ms} ms: {result.bundle_path} ({result.bundle_bytes} bytes)."
-            return ToolChunk(content=[TextBlock(text=text)], state="success", metadata={"ok": True})
+            return ToolChunk(content=[TextBlock(text=text)], state=ToolResultState.SUCCESS, metadata={"ok": True})
         lines = [f"BUILD FAILED ({len(result.errors)} error(s)):"] + [f"- {e}" for e in result.errors[:10]]
-        return ToolChunk(content=[TextBlock(text="\n".join(lines))], state="error",
+        return ToolChunk(content=[TextBlock(text="\n".join(lines))], state=ToolResultState.ERROR,
                          metadata={"ok": False, "errors": [str(e) for e in result.errors]})
 
 
@@ -87,7 +87,8 @@ class RunGameTool(ToolBase):
         ctx = self.ctx
         build = ctx.results.last_build()
         if build is None or not build.ok:
-            return ToolChunk(content=[TextBlock(text="No successful build yet: call Build first.")], state="error")
+            return ToolChunk(content=[TextBlock(text="No successful build yet: call Build first.")],
+                             state=ToolResultState.ERROR)
         ctx.runs += 1
         out = ctx.reports_dir / f"check-{ctx.runs:02d}"
         source = snapshot(ctx.project)["sha256"]
@@ -99,7 +100,8 @@ class RunGameTool(ToolBase):
             lines += [f"    {f.message}" for f in g.findings[:5]]
         if report.screenshots:
             lines.append("Screenshots: " + ", ".join(report.screenshots))
-        return ToolChunk(content=[TextBlock(text="\n".join(lines))], state="success" if report.passed else "error",
+        return ToolChunk(content=[TextBlock(text="\n".join(lines))],
+                         state=ToolResultState.SUCCESS if report.passed else ToolResultState.ERROR,
                          metadata={"ok": report.passed, "failed": [g.id for g in report.failures]})
 
 

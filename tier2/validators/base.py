@@ -10,6 +10,8 @@ __all__ = ["Layer", "Mode", "Finding", "ValidationResult"]
 
 Layer = Literal["L1", "L2", "L3"]
 Mode = Literal["observe", "enforce"]
+#: how a game is played: through its ``window.__TIER2__`` hook, or by engine introspection
+ProbeMode = Literal["contract", "generic"]
 
 
 class Finding(BaseModel):

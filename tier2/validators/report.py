@@ -12,14 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tier2.validators.base import ValidationResult
+from tier2.validators.base import ProbeMode, ValidationResult
 
 __all__ = ["ValidationReport"]
 
 
 class ValidationReport(BaseModel):
     target: str
-    mode: str = "contract"
+    mode: ProbeMode = "contract"
     passed: bool
     gates: list[ValidationResult] = Field(default_factory=list)
     screenshots: list[str] = Field(default_factory=list)

@@ -21,7 +21,7 @@ from tier2.settings.loader import Policy
 from tier2.store.spend import SpendGuard
 from tier2.telemetry import annotate_validation, traced
 from tier2.toolchain import BuildResult, run_build
-from tier2.validators.base import Finding, ValidationResult
+from tier2.validators.base import Finding, ProbeMode, ValidationResult
 from tier2.validators.data import check_tier2_tables
 from tier2.validators.l1.runtime_gates import RUNTIME_GATES
 from tier2.validators.l2 import completion_map, conformance_gates
@@ -117,7 +117,7 @@ class ValidationRunner:
         target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
         return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode, brief)
 
-    async def _probe(self, target: Target, out_dir: Path, mode: str, tables: dict[str, Any] | None) -> PlayTrace:
+    async def _probe(self, target: Target, out_dir: Path, mode: ProbeMode, tables: dict[str, Any] | None) -> PlayTrace:
         t = self.policy.timeouts
         started = time.monotonic()
         probe = probe_contract_game if mode == "contract" else probe_generic_game
@@ -163,7 +163,7 @@ class ValidationRunner:
         return await score_visual([Path(p) for p in screenshots], brief, self.l3_scorer, self.policy.l3_timeout_s)
 
     @traced("validate", annotate_validation)
-    async def _validate(self, target: Target, out_dir: Path, mode: str, brief: str | None = None,
+    async def _validate(self, target: Target, out_dir: Path, mode: ProbeMode, brief: str | None = None,
                         ) -> ValidationReport:
         started = time.monotonic()
         gates: list[ValidationResult] = []

@@ -48,7 +48,8 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
             break
         await asyncio.sleep(0.005 if info["scenes"] else 0.05)
     result["booted"] = bool(info.get("booted") and info.get("scenes"))
-    result["renderer"] = {1: "canvas", 2: "webgl"}.get(info.get("renderer"), info.get("renderer"))
+    renderers: dict[object, str] = {1: "canvas", 2: "webgl"}  # Phaser.CANVAS, Phaser.WEBGL
+    result["renderer"] = renderers.get(info.get("renderer"), info.get("renderer"))
     if not result["booted"]:
         return
     f0 = info["frame"]

@@ -18,6 +18,7 @@ from tier2.errors import BadInput
 from tier2.packs import Pack
 from tier2.toolchain import BuildResult, run_build
 from tier2.toolchain.generic import MODULE_SCRIPT, build_generic_project
+from tier2.validators.base import ProbeMode
 
 __all__ = ["Target", "resolve_target", "detect_mode"]
 
@@ -39,7 +40,7 @@ def is_tier2_project(path: Path, pack: Pack) -> bool:
         (path / "data" / t).is_file() for t in pack.manifest.data_tables)
 
 
-def detect_mode(target: Target) -> str:
+def detect_mode(target: Target) -> ProbeMode:
     """contract when the page's bundle carries the tier2 test hook, generic otherwise."""
     if target.tier2_project:
         return "contract"

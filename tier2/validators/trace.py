@@ -6,6 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from tier2.validators.base import ProbeMode
+
 __all__ = ["PixelStats", "InputProbe", "PlayTrace"]
 
 
@@ -32,7 +34,7 @@ class InputProbe:
 
 @dataclass
 class PlayTrace:
-    mode: str = "contract"
+    mode: ProbeMode = "contract"
     url: str = ""
     loaded: bool = False
     hook_present: bool = False

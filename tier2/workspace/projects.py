@@ -11,6 +11,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from tier2.errors import BadInput
 from tier2.packs import Pack
@@ -98,9 +99,20 @@ def _files(root: Path) -> list[Path]:
     return out
 
 
-def snapshot(root: Path) -> dict[str, object]:
+class SourceFile(TypedDict):
+    path: str
+    sha256: str
+    bytes: int
+
+
+class Snapshot(TypedDict):
+    files: list[SourceFile]
+    sha256: str
+
+
+def snapshot(root: Path) -> Snapshot:
     """Source files with their sha256 and one snapshot hash over (path, hash) pairs."""
-    files = []
+    files: list[SourceFile] = []
     overall = hashlib.sha256()
     for path in _files(root):
         digest = hashlib.sha256(path.read_bytes()).hexdigest()

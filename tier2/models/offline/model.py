@@ -7,6 +7,7 @@ usage (characters / 4) so budgets and cost metering work offline.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 from collections.abc import AsyncGenerator
@@ -103,5 +104,5 @@ class OfflineCredential(CredentialBase):
     type: Literal["tier2_offline"] = "tier2_offline"
 
     @classmethod
-    def get_chat_model_class(cls) -> type[ChatModelBase]:
+    def get_chat_model_class(cls) -> builtins.type[ChatModelBase]:  # ``type`` is the field above
         return OfflineChatModel

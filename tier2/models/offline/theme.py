@@ -155,7 +155,7 @@ def _recipes(raw_ids: list[str], n_products: int, rng: random.Random) -> list[li
     return plans
 
 
-def derive_game(brief: str) -> dict[str, dict]:
+def derive_game(brief: str) -> dict[str, dict[str, Any]]:
     """The six data tables (``{"theme.json": {...}, ...}``) for ``brief``; deterministic, no I/O but the lexicon."""
     lex = load_lexicon()
     norm = normalise_brief(brief)
@@ -190,7 +190,9 @@ def derive_game(brief: str) -> dict[str, dict]:
     raw_ids = [it["id"] for it in items]
     mods = {it["id"]: entry[1] for it, entry in zip(items, raw_entries, strict=True)}
     prices_buy = {rid: rng.randint(1, 5) * scale + rng.randint(0, scale - 1) for rid in raw_ids}
-    recipes, prices_sell, used_mods = [], {}, set()
+    recipes: list[dict[str, Any]] = []
+    prices_sell: dict[str, int] = {}
+    used_mods: set[str] = set()
     for (base, colour), plan in zip(product_entries, _recipes(raw_ids, len(product_entries), rng), strict=True):
         mod = next((mods[r] for r, _ in reversed(plan) if mods[r] not in used_mods), mods[plan[-1][0]])
         used_mods.add(mod)
@@ -206,7 +208,7 @@ def derive_game(brief: str) -> dict[str, dict]:
         prices_sell[pid] = math.ceil(batch * rng.randint(170, 250) / (100 * out_qty)) + 1
 
     # Orders: every product at least once, the single-input starter product first.
-    tables = {"items.json": {"items": items}, "recipes.json": {"recipes": recipes},
+    tables: dict[str, dict[str, Any]] = {"items.json": {"items": items}, "recipes.json": {"recipes": recipes},
               "prices.json": {"buy": prices_buy, "sell": prices_sell}}
     product_ids = [r["output"]["item"] for r in recipes]
     picks = product_ids[1:] + rng.choices(product_ids, k=rng.randint(6, 8) - len(product_ids))
@@ -236,7 +238,7 @@ def derive_game(brief: str) -> dict[str, dict]:
     economy = {"start_money": start, "goal_money": goal, "day_length_ms": day_ms,
                "max_orders_missed": rng.randint(2, 4)}
 
-    theme = {
+    theme: dict[str, Any] = {
         "title": title, "subtitle": _subtitle(brief, dom["genre"], lex), "shop_name": shop_name,
         "currency": rng.choice(dom["currency"]), "customer_noun": customer_noun, "craft_verb": verb,
         "palette": _palette(hue + rng.randint(-18, 18), rng),
@@ -302,8 +304,9 @@ def order_cost(tables: dict[str, Any], item: str, qty: int, _depth: int = 0) -> 
         if out["item"] == item:
             parts = [order_cost(tables, i["item"], i["qty"] * -(-qty // out["qty"]), _depth + 1)
                      for i in recipe["inputs"]]
-            if None not in parts:
-                best = sum(parts) if best is None else min(best, sum(parts))
+            priced = [c for c in parts if c is not None]
+            if len(priced) == len(parts):
+                best = sum(priced) if best is None else min(best, sum(priced))
     return best
 
 
@@ -324,8 +327,9 @@ def _economy_problems(tables: dict[str, Any]) -> list[str]:
     ) if bad]
     if p:
         return p
-    if start < min(costs):
-        p.append(f"economy.json start_money: {start} cannot pay the inputs of the cheapest order ({min(costs)})")
+    cheapest = min(c for c in costs if c is not None)  # every order is craftable by now
+    if start < cheapest:
+        p.append(f"economy.json start_money: {start} cannot pay the inputs of the cheapest order ({cheapest})")
     profits, money = [o["reward"] - c for o, c in zip(orders, costs, strict=True)], start
     for o, c, profit in zip(orders, costs, profits, strict=True):
         if money < c:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.data.bankruptcy import MAX_DEPTH, bankruptcy_path, makers_of
@@ -29,6 +29,11 @@ EXAMPLES = 20
 
 @dataclass(frozen=True)
 class Source:
+    item: str
+    price: float
+
+
+class _Cheapest(TypedDict):
     item: str
     price: float
 
@@ -138,10 +143,10 @@ def _loss_paths(model: EconomyModel, cost, useful: set[str]) -> list[dict[str, A
         if c is not None and c > s.reward:
             paths.append({"kind": "losing_trade", "sink": s.id,
                           "detail": f"{s.id}: inputs cost {c}, reward {s.reward}"})
-    for s in model.sources:
-        if s.price > 0 and s.item not in useful:
-            paths.append({"kind": "dead_purchase", "item": s.item,
-                          "detail": f"{s.item} costs {s.price} and can never be sold or used"})
+    for src in model.sources:
+        if src.price > 0 and src.item not in useful:
+            paths.append({"kind": "dead_purchase", "item": src.item,
+                          "detail": f"{src.item} costs {src.price} and can never be sold or used"})
     broke = _first_bankruptcy(model, cost)
     return paths + ([broke] if broke else [])
 
@@ -184,7 +189,7 @@ def check_economy(model: EconomyModel) -> ValidationResult:
     findings: list[Finding] = []
     start = model.start_money
     useful_prices = sorted((s.price, s.item) for s in model.sources if s.item in useful)
-    cheapest = {"item": useful_prices[0][1], "price": useful_prices[0][0]} if useful_prices else None
+    cheapest = _Cheapest(item=useful_prices[0][1], price=useful_prices[0][0]) if useful_prices else None
     evidence: dict[str, Any] = {"applicable": True, "game": model.name, "start_money": start,
                                 "goal_money": model.goal_money, "sequential": model.sequential,
                                 "sources": len(model.sources), "sinks": len(model.sinks),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["CraftGraph", "Demand", "Recipe", "from_grmc", "from_minecraft", "from_tier2_tables", "item_edges",
            "self_sourced", "strongly_connected", "table"]
@@ -38,6 +38,15 @@ class CraftGraph:
     recipes: list[Recipe] = field(default_factory=list)
     demands: list[Demand] = field(default_factory=list)
     references: list[tuple[str, str]] = field(default_factory=list)  # (where, item id)
+
+
+_T = TypeVar("_T")
+_D = TypeVar("_D")
+
+
+def _typed(value: object, kind: type[_T], default: _D) -> _T | _D:
+    """``value`` when it is a ``kind``, else ``default`` (tables are untrusted JSON)."""
+    return value if isinstance(value, kind) else default
 
 
 def _qty(v: Any, default: int = 1) -> int:
@@ -146,7 +155,7 @@ def from_tier2_tables(tables: dict[str, Any]) -> CraftGraph:
             g.items.add(it["id"])
             kinds.setdefault(it["id"], it.get("kind"))
     prices = table(tables, "prices")
-    buy = prices.get("buy") if isinstance(prices.get("buy"), dict) else None
+    buy = _typed(prices.get("buy"), dict, None)
     g.raw = {i for i, k in kinds.items() if k == "raw" and (buy is None or i in buy)}
 
     def ref(where: str, item: Any) -> str:
@@ -155,10 +164,10 @@ def from_tier2_tables(tables: dict[str, Any]) -> CraftGraph:
         return label
 
     for i, r in rows(table(tables, "recipes"), "recipes"):
-        rid = r.get("id") if isinstance(r.get("id"), str) else f"recipes[{i}]"
+        rid = _typed(r.get("id"), str, f"recipes[{i}]")
         at = f"recipes.json recipes[{i}] ({rid})"
         inputs: dict[str, int] = {}
-        for j, inp in enumerate(r.get("inputs") if isinstance(r.get("inputs"), list) else []):
+        for j, inp in enumerate(_typed(r.get("inputs"), list, [])):
             if isinstance(inp, dict):
                 _add(inputs, ref(f"{at}.inputs[{j}].item", inp.get("item")), _qty(inp.get("qty")))
         out = r.get("output")
@@ -167,7 +176,7 @@ def from_tier2_tables(tables: dict[str, Any]) -> CraftGraph:
             _add(outputs, ref(f"{at}.output.item", out.get("item")), _qty(out.get("qty")))
         g.recipes.append(Recipe(rid, inputs, outputs))
     for i, o in rows(table(tables, "orders"), "orders"):
-        oid = o.get("id") if isinstance(o.get("id"), str) else f"orders[{i}]"
+        oid = _typed(o.get("id"), str, f"orders[{i}]")
         item = ref(f"orders.json orders[{i}] ({oid}).item", o.get("item"))
         g.demands.append(Demand(oid, item, _qty(o.get("qty"))))
     for side in ("buy", "sell"):
@@ -209,7 +218,7 @@ def from_minecraft(items_json: list[dict[str, Any]], recipes_json: dict[str, lis
         for v, var in enumerate(variants if isinstance(variants, list) else []):
             if not isinstance(var, dict):
                 continue
-            result = var.get("result") if isinstance(var.get("result"), dict) else {}
+            result = _typed(var.get("result"), dict, {})
             out_name = label(result) or f"#{key}"
             at = f"recipes[{key}][{v}] ({out_name})"
             inputs: dict[str, int] = {}
@@ -238,22 +247,22 @@ def from_grmc(tables: dict[str, Any]) -> CraftGraph:
     Demands: every level's ``scriptedOrderKeys``, plus (levels with ``allowRandomOrders``) every dish whose
     difficulty is in ``allowedDifficulties``.
     """
-    ingredients = tables.get("INGREDIENTS") if isinstance(tables.get("INGREDIENTS"), dict) else {}
+    ingredients = _typed(tables.get("INGREDIENTS"), dict, {})
     g = CraftGraph(items=set(ingredients), raw=set(ingredients))
     dishes: dict[str, Any] = {}
     for i, r in rows(tables, "RECIPES"):
-        key = r.get("key") if isinstance(r.get("key"), str) else f"RECIPES[{i}]"
+        key = _typed(r.get("key"), str, f"RECIPES[{i}]")
         dishes[key] = r.get("difficulty")
         g.items.add(key)
         inputs: dict[str, int] = {}
-        for j, ing in enumerate(r.get("ingredients") if isinstance(r.get("ingredients"), list) else []):
+        for j, ing in enumerate(_typed(r.get("ingredients"), list, [])):
             name = ing if isinstance(ing, str) else repr(ing)
             g.references.append((f"RECIPES[{i}] ({key}).ingredients[{j}]", name))
             _add(inputs, name, 1)
         g.recipes.append(Recipe(key, inputs, {key: 1}))
     for i, lvl in rows(tables, "LEVELS"):
         lid = lvl.get("id", i + 1)
-        scripted = lvl.get("scriptedOrderKeys") if isinstance(lvl.get("scriptedOrderKeys"), list) else []
+        scripted = _typed(lvl.get("scriptedOrderKeys"), list, [])
         for j, key in enumerate(scripted):
             name = key if isinstance(key, str) else repr(key)
             g.references.append((f"LEVELS[{i}].scriptedOrderKeys[{j}]", name))

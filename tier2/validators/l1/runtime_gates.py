@@ -12,7 +12,6 @@ __all__ = ["RUNTIME_GATES", "input_reaction", "reaction", "boots", "no_errors", 
            "canvas_not_blank", "activity", "input_changes_state", "control_responsiveness", "latch_split",
            "state_delta"]
 
-MIN_FRAME_DELTA = 10
 MIN_FRAME_SHARE = 0.3  # at least 30% of the frames the virtual time allows
 MAX_REACT_FRAMES = 10
 MIN_COLORS = 3

@@ -71,7 +71,7 @@ def build_index(doclets: list[dict[str, Any]], version: str) -> dict[str, Any]:
             entry = ["f", _types(d, "returns")] if kind == "function" else ["v", _types(d)]
             own.setdefault(d["memberof"], {})[d["name"]] = entry
         elif scope in ("static", "global") and "#" not in longname and "~" not in longname:
-            k = {"namespace": "n", "class": "c", "function": "f"}.get(kind, "v")
+            k = {"namespace": "n", "class": "c", "function": "f"}.get(kind or "", "v")
             statics[longname] = [k, _types(d, "returns") if k == "f" else _types(d)]
 
     @functools.cache
@@ -93,7 +93,7 @@ def build_index(doclets: list[dict[str, Any]], version: str) -> dict[str, Any]:
 
     classes = {c: {"augments": augments.get(c, []), "members": {k: compact(v) for k, v in flat(c)}}
                for c in sorted(names)}
-    statics = {k: compact(v) for k, v in statics.items()}
+    compact_statics = {k: compact(v) for k, v in statics.items()}
     subclasses: dict[str, set[str]] = {}
 
     def ancestors(c: str, seen: set[str]) -> set[str]:
@@ -106,7 +106,7 @@ def build_index(doclets: list[dict[str, Any]], version: str) -> dict[str, Any]:
     for c in classes:
         for a in ancestors(c, set()):
             subclasses.setdefault(a, set()).add(c)
-    return {"schema": INDEX_SCHEMA, "version": version, "statics": statics, "classes": classes,
+    return {"schema": INDEX_SCHEMA, "version": version, "statics": compact_statics, "classes": classes,
             "subclasses": {k: sorted(v) for k, v in subclasses.items()}}
 
 
@@ -115,7 +115,7 @@ class PhaserApi:
     """The loaded index plus lookups. Types are class longnames; members are checked leniently over subclasses."""
 
     version: str
-    statics: dict[str, list[Any]]
+    statics: dict[str, str]  # path -> compact entry ("f:A|B", "n", ...)
     classes: dict[str, dict[str, Any]]
     subclasses: dict[str, list[str]]
     node_modules: Path
