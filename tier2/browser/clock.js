@@ -14,9 +14,11 @@
   const cancelled = new Set();
   const clock = {
     frames: 0,
+    realMs: 0,  // real time spent running frames: the measured cost of the game (slow is not hung)
     installed: true,
     now: () => now,
     advance(ms) {
+      const t0 = realPerfNow();
       const steps = Math.max(1, Math.round(ms / FRAME));
       for (let i = 0; i < steps; i++) {
         now += FRAME;
@@ -28,6 +30,7 @@
         }
         clock.frames += 1;
       }
+      clock.realMs += realPerfNow() - t0;
       return clock.frames;
     },
     pending: () => queue.length,
@@ -59,12 +62,29 @@
     }
     return realBind.call(this, thisArg, ...rest);
   };
+  // controls discovery: key names that keyboard listeners compare against (read from the listener's source)
+  const keyNames = new Set();
+  window.__tier2KeyNames = keyNames;
+  window.__tier2ScanKeys = (fn) => {
+    let src = '';
+    try { src = String(fn).slice(0, 20000); } catch (e) { return; }
+    for (const m of src.matchAll(/["'`](Arrow(?:Up|Down|Left|Right)|Key[A-Z]|Digit[0-9]|Space|Enter|Escape)["'`]/g))
+      keyNames.add(m[1]);
+    for (const m of src.matchAll(/\.(?:key|code)\s*===?\s*["'`]([a-zA-Z0-9 ])["'`]/g))
+      keyNames.add(m[1] === ' ' ? 'Space' : /[0-9]/.test(m[1]) ? 'Digit' + m[1] : 'Key' + m[1].toUpperCase());
+    for (const m of src.matchAll(/\.(?:keyCode|which)\s*===?\s*(\d+)/g)) keyNames.add('#' + m[1]);
+  };
+  const realAdd = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, fn, ...rest) {
+    if ((type === 'keydown' || type === 'keyup' || type === 'keypress') && fn) window.__tier2ScanKeys(fn);
+    return realAdd.call(this, type, fn, ...rest);
+  };
   // Canvas-renderer runs: refuse WebGL contexts so Phaser.AUTO falls back to its Canvas renderer (software WebGL
   // costs ~10x more per frame); a separate default-renderer session checks WebGL itself.
   if (window.__tier2ForceCanvas) {
     const realGetContext = HTMLCanvasElement.prototype.getContext;
     HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
-      if (/webgl/i.test(String(type))) return null;
+      if (/webgl/i.test(String(type))) { window.__tier2WebglRefused = true; return null; }
       return realGetContext.call(this, type, ...rest);
     };
   }
