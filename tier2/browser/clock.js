@@ -14,7 +14,7 @@
   const cancelled = new Set();
   const clock = {
     frames: 0,
-    realMs: 0,  // real time spent running frames: the measured cost of the game (slow is not hung)
+    realMs: 0,  // real time spent in frame callbacks (WebGL's own cost shows in the page's next task, see step())
     installed: true,
     now: () => now,
     advance(ms) {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -154,7 +155,8 @@ class GameSession:
             self.log.console_errors.append(text)
 
     def _on_request_failed(self, req: Request) -> None:
-        if "blockedbyclient" in (req.failure or "").lower() or any(p.search(req.url) for p in BENIGN_CONSOLE_PATTERNS):
+        failure = (req.failure or "").lower().replace("_", "")
+        if "blockedbyclient" in failure or any(p.search(req.url) for p in BENIGN_CONSOLE_PATTERNS):
             return
         self.log.failed_requests.append(f"{req.url[:300]} ({req.failure})")
 
@@ -184,6 +186,21 @@ class GameSession:
     async def advance(self, ms: float, timeout_s: float | None = None) -> int:
         return int(await self.evaluate("(ms) => window.__tier2Clock.advance(ms)", ms, timeout_s))
 
+    async def step(self, expression: str, ms: float) -> Any:
+        """Evaluate ``expression(ms)`` (one that advances the clock by ``ms``) and wait for the page's next task,
+        timing both: rendering work (WebGL in the GPU process above all) completes after the callbacks return and
+        delays the next task, so this is the real cost of the frames. The slowest frame seen so far raises the step
+        bound before any long advance is asked of a slow page."""
+        started = time.monotonic()
+        result = await self.evaluate(expression, ms)
+        await self.evaluate("() => 0")
+        self._scale_steps((time.monotonic() - started) * 1000 / max(1.0, ms / (1000 / 60)))
+        return result
+
+    def _scale_steps(self, frame_ms: float) -> None:
+        self.frame_ms = max(self.frame_ms or 0.0, frame_ms)
+        self.step_timeout_s = min(self.MAX_STEP_S, max(self.BASE_STEP_S, self.frame_ms * 200 * 2 / 1000))
+
     async def frame_cost(self, timeout_s: float | None = None) -> tuple[int, float]:
         """(virtual frames run so far, real ms spent running them) from the virtual clock."""
         frames, real_ms = await self.evaluate("() => [window.__tier2Clock.frames, window.__tier2Clock.realMs]",
@@ -191,11 +208,11 @@ class GameSession:
         return int(frames), float(real_ms)
 
     async def measure_frame_cost(self) -> float:
-        """Measure real ms per virtual frame and scale the step bound to it (200 frames per step, twice over)."""
+        """Real ms per virtual frame (the slowest of the timed steps and the clock's own count) and scale the step
+        bound to it (200 frames per step, twice over)."""
         frames, real_ms = await self.frame_cost()
-        self.frame_ms = real_ms / max(1, frames)
-        self.step_timeout_s = min(self.MAX_STEP_S, max(self.BASE_STEP_S, self.frame_ms * 200 * 2 / 1000))
-        return self.frame_ms
+        self._scale_steps(real_ms / max(1, frames))
+        return self.frame_ms or 0.0
 
     async def latched_errors(self) -> list[str]:
         try:

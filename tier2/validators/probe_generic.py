@@ -51,7 +51,7 @@ async def _settle(s: GameSession, trace: PlayTrace, budget_ms: float, real_s: fl
     stable = 0
     deadline = time.monotonic() + real_s
     while elapsed < budget_ms or (not scenes and time.monotonic() < deadline):
-        info = await s.evaluate(STEP_JS, 100)
+        info = await s.step(STEP_JS, 100)
         elapsed += 100
         await asyncio.sleep(0.01 if info["scenes"] else 0.05)  # let real-time work (asset loading) progress
         trace.hook_present = info["game"]
@@ -173,11 +173,11 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     if not trace.booted:
         trace.notes.append("no Phaser game found booted" if not trace.hook_present else "game never started a scene")
         return
+    trace.frame_ms = round(await s.measure_frame_cost(), 2)
     frame0 = await s.evaluate("() => window.__tier2Game.loop.frame")
-    await s.advance(500)
+    await s.step("(ms) => window.__tier2Clock.advance(ms)", 500)
     trace.frames = [int(frame0), int(await s.evaluate("() => window.__tier2Game.loop.frame"))]
     trace.frame_samples.append(("after boot", 500.0, trace.frames[1] - trace.frames[0]))
-    trace.frame_ms = round(await s.measure_frame_cost(), 2)
     path = out_dir / "01-start.png"
     png = await s.screenshot(path)
     trace.pixels.append(pixel_stats(png, str(path)))

@@ -23,7 +23,7 @@ _SRC_FIRST = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"'][^>]*\btype=[\"
 _IMPORTS = re.compile(r"""(?:^|[;\s})])(?:import|export)\s*(?:[\w*{}\s,$]+\s*from\s*)?["']([^"']+)["']"""
                       r"""|\bimport\s*\(\s*["']([^"']+)["']\s*\)""", re.M)
 _HASHED = re.compile(r"[-.][A-Za-z0-9_-]{8,}\.(?:m?js|css)$")
-_PHASER = re.compile(r"Phaser v|VERSION\s*:\s*[\"']3\.\d+\.\d+[\"']|\bPhaser\.Game\b")
+_PHASER = re.compile(r"Phaser v|VERSION\s*:\s*[\"']3\.\d+\.\d+[\"']")
 _SOURCE_EXT = (".ts", ".tsx", ".jsx", ".mts", ".vue", ".svelte")
 _MAX_FILES = 60
 
@@ -100,7 +100,8 @@ def classify_site(folder: Path, html: str) -> SiteKind:
             reasons.append(f"hashed asset name {entry}")
         if _PHASER.search(path.read_text(errors="replace")):
             reasons.append(f"{entry} already contains Phaser")
-    reasons.append("every module runs unbundled")
+    if entries:
+        reasons.append("every module runs unbundled")
     if not (root / "package.json").is_file():
         reasons.append("no package.json beside index.html")
     return SiteKind("built", reasons, entries)

@@ -38,7 +38,7 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
     deadline = time.monotonic() + boot_timeout_s  # assets load in real time while game time is ours
     stable, last = 0, None
     while time.monotonic() < deadline:
-        info = await s.evaluate(_STEP_JS, 100)
+        info = await s.step(_STEP_JS, 100)
         if info["booted"] and set(info["scenes"]) - _BOOT_SCENES:
             break
         stable = stable + 1 if info["scenes"] and info["scenes"] == last else 0
@@ -53,7 +53,7 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
     if not result["booted"]:
         return
     f0 = info["frame"]
-    info = await s.evaluate(_STEP_JS, 250)
+    info = await s.step(_STEP_JS, 250)
     result["frames"] = [f0, info["frame"]]
     path = out_dir / "00-default-renderer.png"
     png = await s.screenshot(path)
