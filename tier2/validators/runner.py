@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -33,7 +34,7 @@ from tier2.validators.static import read_sources, run_static_gates
 from tier2.validators.targets import Target, detect_mode, resolve_target
 from tier2.validators.trace import PlayTrace
 
-__all__ = ["ValidationRunner", "apply_policy", "build_gate", "Mode"]
+__all__ = ["ValidationRunner", "apply_policy", "build_gate", "needs_webgl", "Mode"]
 
 Mode = Literal["auto", "contract", "generic"]
 
@@ -69,6 +70,16 @@ def read_tables(project: Path, names: list[str]) -> dict[str, Any]:
         except (OSError, ValueError):
             tables[name] = {}
     return tables
+
+
+#: errors of a Canvas-renderer session that say the game needs WebGL (forced renderer, shaders, pipelines)
+_WEBGL_EVIDENCE = re.compile(r"webgl|pipeline|shader|\bgl\b", re.I)
+
+
+def needs_webgl(trace: PlayTrace) -> bool:
+    """True when a game that did not boot on the Canvas renderer failed for want of WebGL (a replay on the default
+    renderer — software WebGL here, often ten times slower per frame — is worth it only then)."""
+    return any(_WEBGL_EVIDENCE.search(e) for e in trace.errors)
 
 
 async def _timed(coro: Any) -> tuple[Any, int]:
@@ -121,7 +132,7 @@ class ValidationRunner:
             trace = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                 boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
                                 force_canvas=True)
-            if not trace.booted and not trace.timed_out:  # maybe a WebGL-only game: play it on the default renderer
+            if not trace.booted and not trace.timed_out and needs_webgl(trace):  # play it on the default renderer
                 _, smoke_ms = await smoke  # one software-WebGL page at a time (each one burns a core)
                 fallback = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                        boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
