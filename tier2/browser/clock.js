@@ -26,7 +26,8 @@
         queue = [];
         for (const [id, cb] of batch) {
           if (cancelled.has(id)) { cancelled.delete(id); continue; }
-          cb(now);
+          // as in a browser: a throwing callback is an uncaught error (reported), the other callbacks still run
+          try { cb(now); } catch (e) { reportError(e); }
         }
         clock.frames += 1;
       }

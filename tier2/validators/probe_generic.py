@@ -169,6 +169,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
         return
     scenes = await _settle(s, trace, budget_ms=15_000)
     trace.booted, trace.first_scene = bool(scenes), ",".join(scenes) or None
+    trace.boot_errors = s.log.page_errors + await s.latched_errors()
     t = trace.lap("boot", t)
     if not trace.booted:
         trace.notes.append("no Phaser game found booted" if not trace.hook_present else "game never started a scene")

@@ -76,10 +76,15 @@ def read_tables(project: Path, names: list[str]) -> dict[str, Any]:
 _WEBGL_EVIDENCE = re.compile(r"webgl|pipeline|shader|\bgl\b", re.I)
 
 
-def needs_webgl(trace: PlayTrace) -> bool:
-    """True when a game that did not boot on the Canvas renderer failed for want of WebGL (a replay on the default
-    renderer — software WebGL here, often ten times slower per frame — is worth it only then)."""
-    return any(_WEBGL_EVIDENCE.search(e) for e in trace.errors)
+def needs_webgl(trace: PlayTrace, smoke: PlayTrace) -> bool:
+    """True when the Canvas-renderer session failed at boot for want of WebGL: its errors say so, or the
+    default-renderer session booted without the page errors the Canvas one had before any input (a WebGL-only
+    feature such as post FX). Only then is a replay on the default renderer — software WebGL here, often ten
+    times slower per frame — worth it."""
+    if any(_WEBGL_EVIDENCE.search(e) for e in trace.errors):
+        return True
+    d = smoke.default_renderer or {}
+    return bool(trace.boot_errors) and bool(d.get("booted")) and not any("pageerror" in e for e in smoke.errors)
 
 
 async def _timed(coro: Any) -> tuple[Any, int]:
@@ -132,8 +137,9 @@ class ValidationRunner:
             trace = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                 boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
                                 force_canvas=True)
-            if not trace.booted and not trace.timed_out and needs_webgl(trace):  # play it on the default renderer
+            if (not trace.booted or trace.boot_errors) and not trace.timed_out:
                 _, smoke_ms = await smoke  # one software-WebGL page at a time (each one burns a core)
+            if (not trace.booted or trace.boot_errors) and not trace.timed_out and needs_webgl(trace, smoke_trace):
                 fallback = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                        boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
                                        force_canvas=False)

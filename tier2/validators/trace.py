@@ -57,6 +57,8 @@ class PlayTrace:
     latch: dict[str, Any] | None = None
     #: the short default-renderer (WebGL) session: booted, renderer, frames, hash; None when not run
     default_renderer: dict[str, Any] | None = None
+    #: page errors already seen when the game had booted, before any input (compared with the default renderer's)
+    boot_errors: list[str] = field(default_factory=list)
     #: non-loopback requests the browser refused ("<url> [<resource type>]"); the gates judge them by mode
     blocked: list[str] = field(default_factory=list)
     #: real ms one virtual frame cost (measured after boot); None when not measured
