@@ -73,6 +73,8 @@ class GameSession:
     #: bounds on one page step (an ``evaluate``): never below the base, scaled up by the measured frame cost
     BASE_STEP_S = 5.0
     MAX_STEP_S = 30.0
+    #: the bound until the first timed step: the first frames carry one-off boot work (decoding, texture uploads)
+    BOOT_STEP_S = 15.0
 
     def __init__(
         self, pool: BrowserPool, url: str, viewport: tuple[int, int] = (800, 600),
@@ -85,7 +87,7 @@ class GameSession:
         #: directories answering SERVED_ORIGIN, first match wins (a built site, then the project it came from)
         self.serve_roots = [r.resolve() for r in roots]
         self.serve_root = self.serve_roots[0] if self.serve_roots else None
-        self.step_timeout_s = self.BASE_STEP_S
+        self.step_timeout_s = self.BOOT_STEP_S
         #: real milliseconds one virtual frame costs (measured by `measure_frame_cost`), None until measured
         self.frame_ms: float | None = None
         self.viewport = viewport

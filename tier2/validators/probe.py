@@ -55,7 +55,7 @@ _FRAMES_JS = f"""(n) => {{
 async def _boot(s: GameSession, trace: PlayTrace, boot_budget_ms: float) -> None:
     elapsed = 0.0
     while elapsed < boot_budget_ms:
-        info = await s.evaluate(_BOOT_STEP_JS, 100)
+        info = await s.step(_BOOT_STEP_JS, 100)
         elapsed += 100
         trace.hook_present = bool(info["hook"])
         if info["booted"] and info["scene"] and info["scene"] not in BOOT_SCENES:

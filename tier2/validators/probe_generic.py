@@ -33,9 +33,18 @@ _MAX_START_STAGES = 3
 _MAX_SWEEP_ACTIONS = 24
 
 
+#: a frame costing more real ms than this (software WebGL, say) makes the probe's idle waits shorter
+_SLOW_FRAME_MS = 30.0
+
+
+def _wait_ms(s: GameSession, ms: float) -> float:
+    """An idle wait of ``ms`` of game time, shortened (at least 1 s) for a page whose frames are slow."""
+    return ms if (s.frame_ms or 0.0) < _SLOW_FRAME_MS else min(ms, max(1000.0, ms / 3))
+
+
 async def _pointer_tour(s: GameSession) -> None:
     """What every player does: once intros are over, move the pointer around the screen (hover handlers run)."""
-    await s.advance(2500)
+    await s.advance(_wait_ms(s, 2500))
     box = await s.canvas_box() or {"x": 0, "y": 0, "width": 800, "height": 600}
     for fx, fy in ((0.1, 0.1), (0.5, 0.15), (0.9, 0.1), (0.85, 0.5), (0.5, 0.5), (0.15, 0.5), (0.1, 0.9),
                    (0.5, 0.85), (0.9, 0.9), (0.02, 0.5)):
@@ -154,7 +163,7 @@ async def _explore(s: GameSession, trace: PlayTrace, scenes: list[str], boot_tim
             first_try, tried = tried, []
             probe, ended = await _sweep(s, trace, plan_actions(controls, axis, tuple(first_try)), starts, tried)
     if probe.frames_to_react is None:  # intros and "get ready" timers: give the game 3 s and sweep again
-        await s.advance(3000)
+        await s.advance(_wait_ms(s, 3000))
         controls, axis = await discover(s)
         probe, _ = await _sweep(s, trace, plan_actions(controls, axis), starts, [])
     trace.sweep = {"order": tried[:12], "starts": starts, "ended_during_sweep": ended}

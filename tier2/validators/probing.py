@@ -39,7 +39,7 @@ async def measure_input(
 
 #: a frame costing this many real ms is "normal"; a slower page gets proportionally more wall time (bounded)
 REFERENCE_FRAME_MS = 6.0
-MAX_BUDGET_FACTOR = 4.0
+MAX_BUDGET_FACTOR = 6.0
 
 
 def budget_limit(base_s: float, frame_ms: float | None) -> float:
