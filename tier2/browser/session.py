@@ -90,6 +90,7 @@ class GameSession:
         self.step_timeout_s = self.BOOT_STEP_S
         #: real milliseconds one virtual frame costs (measured by `measure_frame_cost`), None until measured
         self.frame_ms: float | None = None
+        self._timed_steps = 0
         self.viewport = viewport
         self.log = PageLog()
         self.context: BrowserContext | None = None
@@ -200,8 +201,12 @@ class GameSession:
         return result
 
     def _scale_steps(self, frame_ms: float) -> None:
-        self.frame_ms = max(self.frame_ms or 0.0, frame_ms)
-        self.step_timeout_s = min(self.MAX_STEP_S, max(self.BASE_STEP_S, self.frame_ms * 200 * 2 / 1000))
+        """Fold one measured frame cost into the running estimate (the very first timed step carries one-off boot
+        work and only ends the boot bound) and bound later steps by 200 frames at that cost, twice over."""
+        self._timed_steps += 1
+        if self._timed_steps > 1:
+            self.frame_ms = frame_ms if self.frame_ms is None else 0.5 * (self.frame_ms + frame_ms)
+        self.step_timeout_s = min(self.MAX_STEP_S, max(self.BASE_STEP_S, (self.frame_ms or 0.0) * 200 * 2 / 1000))
 
     async def frame_cost(self, timeout_s: float | None = None) -> tuple[int, float]:
         """(virtual frames run so far, real ms spent running them) from the virtual clock."""
@@ -210,10 +215,12 @@ class GameSession:
         return int(frames), float(real_ms)
 
     async def measure_frame_cost(self) -> float:
-        """Real ms per virtual frame (the slowest of the timed steps and the clock's own count) and scale the step
-        bound to it (200 frames per step, twice over)."""
+        """Real ms per virtual frame (the running estimate of the timed steps, else the clock's own count) and
+        scale the step bound to it."""
         frames, real_ms = await self.frame_cost()
-        self._scale_steps(real_ms / max(1, frames))
+        if self.frame_ms is None:  # no timed step yet: the clock's own count (script time only)
+            self._timed_steps = max(1, self._timed_steps)
+            self._scale_steps(real_ms / max(1, frames))
         return self.frame_ms or 0.0
 
     async def latched_errors(self) -> list[str]:

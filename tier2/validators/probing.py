@@ -55,7 +55,7 @@ async def _evidence(s: GameSession, last_frames: int, grace_s: float) -> tuple[i
         frames, real_ms = await s.frame_cost(timeout_s=grace_s)
     except Exception:  # noqa: BLE001 - no answer (a busy loop) or a dead page: not progressing
         return None
-    cost = max(s.frame_ms or 0.0, real_ms / max(1, frames))  # the session's timed steps include rendering
+    cost = s.frame_ms or real_ms / max(1, frames)  # the session's timed steps include rendering
     return (frames, cost) if frames > last_frames else None
 
 
