@@ -14,9 +14,11 @@
   const cancelled = new Set();
   const clock = {
     frames: 0,
+    realMs: 0,  // real time spent in frame callbacks (WebGL's own cost shows in the page's next task, see step())
     installed: true,
     now: () => now,
     advance(ms) {
+      const t0 = realPerfNow();
       const steps = Math.max(1, Math.round(ms / FRAME));
       for (let i = 0; i < steps; i++) {
         now += FRAME;
@@ -24,10 +26,12 @@
         queue = [];
         for (const [id, cb] of batch) {
           if (cancelled.has(id)) { cancelled.delete(id); continue; }
-          cb(now);
+          // as in a browser: a throwing callback is an uncaught error (reported), the other callbacks still run
+          try { cb(now); } catch (e) { reportError(e); }
         }
         clock.frames += 1;
       }
+      clock.realMs += realPerfNow() - t0;
       return clock.frames;
     },
     pending: () => queue.length,
@@ -59,12 +63,29 @@
     }
     return realBind.call(this, thisArg, ...rest);
   };
+  // controls discovery: key names that keyboard listeners compare against (read from the listener's source)
+  const keyNames = new Set();
+  window.__tier2KeyNames = keyNames;
+  window.__tier2ScanKeys = (fn) => {
+    let src = '';
+    try { src = String(fn).slice(0, 20000); } catch (e) { return; }
+    for (const m of src.matchAll(/["'`](Arrow(?:Up|Down|Left|Right)|Key[A-Z]|Digit[0-9]|Space|Enter|Escape)["'`]/g))
+      keyNames.add(m[1]);
+    for (const m of src.matchAll(/\.(?:key|code)\s*===?\s*["'`]([a-zA-Z0-9 ])["'`]/g))
+      keyNames.add(m[1] === ' ' ? 'Space' : /[0-9]/.test(m[1]) ? 'Digit' + m[1] : 'Key' + m[1].toUpperCase());
+    for (const m of src.matchAll(/\.(?:keyCode|which)\s*===?\s*(\d+)/g)) keyNames.add('#' + m[1]);
+  };
+  const realAdd = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, fn, ...rest) {
+    if ((type === 'keydown' || type === 'keyup' || type === 'keypress') && fn) window.__tier2ScanKeys(fn);
+    return realAdd.call(this, type, fn, ...rest);
+  };
   // Canvas-renderer runs: refuse WebGL contexts so Phaser.AUTO falls back to its Canvas renderer (software WebGL
   // costs ~10x more per frame); a separate default-renderer session checks WebGL itself.
   if (window.__tier2ForceCanvas) {
     const realGetContext = HTMLCanvasElement.prototype.getContext;
     HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
-      if (/webgl/i.test(String(type))) return null;
+      if (/webgl/i.test(String(type))) { window.__tier2WebglRefused = true; return null; }
       return realGetContext.call(this, type, ...rest);
     };
   }

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -21,8 +23,10 @@ from tier2.browser.pool import BrowserPool
 
 __all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN"]
 
-#: Origin under which a game directory is served by request interception (``.invalid`` never resolves).
-SERVED_ORIGIN = "http://game.tier2.invalid/"
+#: Origin under which a game directory is served by request interception: a loopback origin, so a game sees the
+#: same ``location`` (``localhost``, a secure context) as when its author runs ``vite``/``npx serve``; requests to it
+#: never reach the network (they are answered from the game's directory), and every non-loopback request is blocked.
+SERVED_ORIGIN = "http://localhost:4173/"
 
 #: Console noise that is not a game error (explicit list; everything else at level "error" counts).
 BENIGN_CONSOLE_PATTERNS: tuple[re.Pattern[str], ...] = (
@@ -40,14 +44,16 @@ class PageLog:
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
+    #: non-loopback requests the session refused, as ``"<url> [<resource type>]"`` (judged by the gates: an error
+    #: for a tier2 game, a warning for any other game that boots and plays without them)
     blocked_requests: list[str] = field(default_factory=list)
     crashed: bool = False
 
     def errors(self) -> list[str]:
+        """Errors of the page itself (blocked requests are reported apart, see ``blocked_requests``)."""
         out = [f"pageerror: {e}" for e in self.page_errors]
         out += [f"console.error: {e}" for e in self.console_errors]
         out += [f"request failed: {e}" for e in self.failed_requests]
-        out += [f"blocked network request: {e}" for e in self.blocked_requests]
         if self.crashed:
             out.append("renderer crashed")
         return out
@@ -64,14 +70,27 @@ def _is_local(url: str) -> bool:
 class GameSession:
     """Async context manager: a page with the game loaded (not yet advanced)."""
 
+    #: bounds on one page step (an ``evaluate``): never below the base, scaled up by the measured frame cost
+    BASE_STEP_S = 5.0
+    MAX_STEP_S = 30.0
+    #: the bound until the first timed step: the first frames carry one-off boot work (decoding, texture uploads)
+    BOOT_STEP_S = 15.0
+
     def __init__(
-        self, pool: BrowserPool, url: str, viewport: tuple[int, int] = (800, 600), serve_root: Path | None = None,
-        force_canvas: bool = False,
+        self, pool: BrowserPool, url: str, viewport: tuple[int, int] = (800, 600),
+        serve_root: Path | Sequence[Path] | None = None, force_canvas: bool = False,
     ) -> None:
         self.pool = pool
         self.force_canvas = force_canvas
         self.url = url
-        self.serve_root = serve_root.resolve() if serve_root else None
+        roots = [serve_root] if isinstance(serve_root, Path) else list(serve_root or [])
+        #: directories answering SERVED_ORIGIN, first match wins (a built site, then the project it came from)
+        self.serve_roots = [r.resolve() for r in roots]
+        self.serve_root = self.serve_roots[0] if self.serve_roots else None
+        self.step_timeout_s = self.BOOT_STEP_S
+        #: real milliseconds one virtual frame costs (measured by `measure_frame_cost`), None until measured
+        self.frame_ms: float | None = None
+        self._timed_steps = 0
         self.viewport = viewport
         self.log = PageLog()
         self.context: BrowserContext | None = None
@@ -104,31 +123,43 @@ class GameSession:
 
     async def _route(self, route: Any) -> None:
         url = route.request.url
-        if self.serve_root is not None and url.startswith(SERVED_ORIGIN):
+        if self.serve_roots and url.startswith(SERVED_ORIGIN):
             await self._serve(route, url)
         elif _is_local(url):
             await route.continue_()
         else:
-            self.log.blocked_requests.append(url[:300])
+            self.log.blocked_requests.append(f"{url[:300]} [{route.request.resource_type}]")
             await route.abort("blockedbyclient")
 
+    def resolve_served(self, url: str) -> Path | None:
+        """The file a SERVED_ORIGIN URL maps to (first root that has it; directories serve their index.html)."""
+        rel = unquote(urlparse(url).path).lstrip("/")
+        for root in self.serve_roots:
+            target = (root / rel).resolve() if rel else root / "index.html"
+            if target.is_dir():
+                target = target / "index.html"
+            if target.is_relative_to(root) and target.is_file():
+                return target
+        return None
+
     async def _serve(self, route: Any, url: str) -> None:
-        """Answer requests for SERVED_ORIGIN from ``serve_root`` (never leaves the browser; no traversal)."""
-        assert self.serve_root is not None
-        rel = unquote(urlparse(url).path).lstrip("/") or "index.html"
-        target = (self.serve_root / rel).resolve()
-        if target.is_relative_to(self.serve_root) and target.is_file():
+        """Answer requests for SERVED_ORIGIN from the serve roots (never leaves the browser; no traversal)."""
+        target = self.resolve_served(url)
+        if target is not None:
             await route.fulfill(path=str(target))
         else:
             await route.fulfill(status=404, body="not found")
 
     def _on_console(self, msg: ConsoleMessage) -> None:
         text = msg.text[:2000]
+        if "ERR_BLOCKED_BY_CLIENT" in text:  # the console echo of a request we blocked: reported as such
+            return
         if msg.type == "error" and not any(p.search(text) for p in BENIGN_CONSOLE_PATTERNS):
             self.log.console_errors.append(text)
 
     def _on_request_failed(self, req: Request) -> None:
-        if "blockedbyclient" in (req.failure or "").lower() or any(p.search(req.url) for p in BENIGN_CONSOLE_PATTERNS):
+        failure = (req.failure or "").lower().replace("_", "")
+        if "blockedbyclient" in failure or any(p.search(req.url) for p in BENIGN_CONSOLE_PATTERNS):
             return
         self.log.failed_requests.append(f"{req.url[:300]} ({req.failure})")
 
@@ -150,12 +181,47 @@ class GameSession:
             self.log.page_errors.append(f"page load failed: {str(exc).splitlines()[0][:300]}")
             return False
 
-    async def evaluate(self, expression: str, arg: Any = None, timeout_s: float = 5.0) -> Any:
-        """Evaluate in the page with a wall-clock bound (a game stuck in a loop never answers)."""
-        return await asyncio.wait_for(self.p.evaluate(expression, arg), timeout_s)
+    async def evaluate(self, expression: str, arg: Any = None, timeout_s: float | None = None) -> Any:
+        """Evaluate in the page with a wall-clock bound (a game stuck in a loop never answers); the default bound
+        is ``step_timeout_s``, which grows with the measured frame cost (a slow page is not a hung one)."""
+        return await asyncio.wait_for(self.p.evaluate(expression, arg), timeout_s or self.step_timeout_s)
 
-    async def advance(self, ms: float, timeout_s: float = 5.0) -> int:
+    async def advance(self, ms: float, timeout_s: float | None = None) -> int:
         return int(await self.evaluate("(ms) => window.__tier2Clock.advance(ms)", ms, timeout_s))
+
+    async def step(self, expression: str, ms: float) -> Any:
+        """Evaluate ``expression(ms)`` (one that advances the clock by ``ms``) and wait for the page's next task,
+        timing both: rendering work (WebGL in the GPU process above all) completes after the callbacks return and
+        delays the next task, so this is the real cost of the frames. The slowest frame seen so far raises the step
+        bound before any long advance is asked of a slow page."""
+        started = time.monotonic()
+        result = await self.evaluate(expression, ms)
+        await self.evaluate("() => 0")
+        self._scale_steps((time.monotonic() - started) * 1000 / max(1.0, ms / (1000 / 60)))
+        return result
+
+    def _scale_steps(self, frame_ms: float) -> None:
+        """Fold one measured frame cost into the running estimate (the very first timed step carries one-off boot
+        work and only ends the boot bound) and bound later steps by 200 frames at that cost, twice over."""
+        self._timed_steps += 1
+        if self._timed_steps > 1:
+            self.frame_ms = frame_ms if self.frame_ms is None else 0.5 * (self.frame_ms + frame_ms)
+        self.step_timeout_s = min(self.MAX_STEP_S, max(self.BASE_STEP_S, (self.frame_ms or 0.0) * 200 * 2 / 1000))
+
+    async def frame_cost(self, timeout_s: float | None = None) -> tuple[int, float]:
+        """(virtual frames run so far, real ms spent running them) from the virtual clock."""
+        frames, real_ms = await self.evaluate("() => [window.__tier2Clock.frames, window.__tier2Clock.realMs]",
+                                              timeout_s=timeout_s)
+        return int(frames), float(real_ms)
+
+    async def measure_frame_cost(self) -> float:
+        """Real ms per virtual frame (the running estimate of the timed steps, else the clock's own count) and
+        scale the step bound to it."""
+        frames, real_ms = await self.frame_cost()
+        if self.frame_ms is None:  # no timed step yet: the clock's own count (script time only)
+            self._timed_steps = max(1, self._timed_steps)
+            self._scale_steps(real_ms / max(1, frames))
+        return self.frame_ms or 0.0
 
     async def latched_errors(self) -> list[str]:
         try:

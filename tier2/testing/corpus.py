@@ -1,26 +1,56 @@
-"""Real games nobody here wrote: the three MIT demos of npm ``@phaserjs/create-game@1.3.2``.
+"""Real games nobody here wrote, from npm packages whose licences allow it, fetched into a cache directory.
 
-Fetched with ``npm pack`` (the npm registry is the only source) into a cache directory once (the tests use the
-git-ignored ``workspaces/.cache/``); a file lock makes concurrent fetches (parallel test workers) wait for one.
+* the three MIT demos of ``@phaserjs/create-game@1.3.2`` (Vite projects, Phaser 3.80.1 in their lockfiles), as
+  source projects and **built as their authors build them** (``npm ci`` from their lockfile, ``vite build``);
+* ``pac-man-phaser@1.0.10`` (MIT; a Pac-Man game on Phaser 3.90 published as a React component), rendered by a
+  small host page as its README shows and built with Vite.
+
+The npm registry is the only source (``npm pack``, ``npm ci``, ``npm install``); everything stays under the
+cache directory (git-ignored ``workspaces/.cache``).
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import shutil
 import subprocess
 import tarfile
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CREATE_GAME", "DEMOS", "fetch_create_game_demos"]
+__all__ = ["CREATE_GAME", "DEMOS", "PAC_MAN", "RealGame", "build_like_author", "fetch_create_game_demos",
+           "fetch_pac_man", "real_game_corpus"]
 
 CREATE_GAME = "@phaserjs/create-game@1.3.2"
 DEMOS = ("coin-clicker", "memory-card-game", "phasers-revenge")
+PAC_MAN = "pac-man-phaser@1.0.10"
+
+
+@dataclass(frozen=True)
+class RealGame:
+    """One game of the corpus: where it came from, its licence, how it was built, and the folder to validate."""
+
+    name: str
+    package: str
+    licence: str
+    build: str  # "source" (validated from its sources) | "vite build" (the author's toolchain, dist/ validated)
+    path: Path
+
+
+def _npm(args: list[str], cwd: Path, timeout_s: float) -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("npm is not installed")
+    proc = subprocess.run([npm, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s)
+    if proc.returncode != 0:
+        raise RuntimeError(f"npm {' '.join(args)} failed in {cwd}: {proc.stderr.strip()[-400:]}")
 
 
 def fetch_create_game_demos(cache_dir: Path, timeout_s: float = 120.0) -> dict[str, Path]:
-    """name -> demo project directory (index.html + src/ + public/); raises RuntimeError if npm cannot fetch."""
+    """name -> demo project directory (index.html + src/ + public/); raises RuntimeError if npm cannot fetch.
+    A file lock makes concurrent fetches (parallel test workers) wait for one."""
     root = cache_dir / "create-game-1.3.2"
     demo_root = root / "package" / "scaffolding" / "demo"
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -46,3 +76,63 @@ def _fetch(root: Path, timeout_s: float) -> None:
         root.mkdir(parents=True)
         with tarfile.open(tgz) as tar:
             tar.extractall(root, filter="data")
+
+
+def build_like_author(project: Path, cache_dir: Path, timeout_s: float = 600.0) -> Path:
+    """``npm ci`` (the project's own lockfile) + ``vite build`` in a cached copy; returns its ``dist/``."""
+    work = cache_dir / "author-builds" / project.name
+    dist = work / "dist"
+    if (dist / "index.html").is_file():
+        return dist
+    if not (project / "package-lock.json").is_file() or "vite" not in (project / "package.json").read_text():
+        raise RuntimeError(f"{project} has no lockfile or no vite build")
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(project, work, ignore=shutil.ignore_patterns("node_modules", "dist"))
+    _npm(["ci", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
+    _npm(["exec", "--", "vite", "build", "--logLevel", "warn"], work, timeout_s)
+    if not (dist / "index.html").is_file():
+        raise RuntimeError(f"vite build of {project.name} produced no dist/index.html")
+    return dist
+
+
+_PAC_MAN_HOST = {
+    "package.json": json.dumps({
+        "name": "pac-man-host", "private": True, "type": "module",
+        "dependencies": {"pac-man-phaser": "1.0.10", "react": "19.1.1", "react-dom": "19.1.1"},
+        "devDependencies": {"vite": "5.2.6"}}, indent=2),
+    "index.html": ('<!doctype html>\n<html lang="en">\n<head><meta charset="UTF-8" /><link rel="icon" href="data:," />'
+                   '<title>Pac-Man (pac-man-phaser)</title></head>\n<body><div id="root"></div>'
+                   '<script type="module" src="/main.js"></script></body>\n</html>\n'),
+    "main.js": ("// Host page for the published <PacMan /> React component (pac-man-phaser), as its README shows.\n"
+                "import { createElement } from 'react';\nimport { createRoot } from 'react-dom/client';\n"
+                "import { PacMan } from 'pac-man-phaser';\n\n"
+                "createRoot(document.getElementById('root')).render(createElement(PacMan));\n"),
+}
+
+
+def fetch_pac_man(cache_dir: Path, timeout_s: float = 600.0) -> Path:
+    """Install ``pac-man-phaser`` with React into a host page and ``vite build`` it; returns the ``dist/``."""
+    work = cache_dir / "author-builds" / "pac-man"
+    dist = work / "dist"
+    if (dist / "index.html").is_file():
+        return dist
+    work.mkdir(parents=True, exist_ok=True)
+    for name, text in _PAC_MAN_HOST.items():
+        (work / name).write_text(text)
+    _npm(["install", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
+    _npm(["exec", "--", "vite", "build", "--logLevel", "warn"], work, timeout_s)
+    if not (dist / "index.html").is_file():
+        raise RuntimeError("vite build of the pac-man host produced no dist/index.html")
+    return dist
+
+
+def real_game_corpus(cache_dir: Path, with_pac_man: bool = True) -> list[RealGame]:
+    """Every game of the corpus (fetching and building what the cache lacks)."""
+    demos = fetch_create_game_demos(cache_dir)
+    games = [RealGame(d, f"{CREATE_GAME} scaffolding/demo/{d}", "MIT", "source", p) for d, p in demos.items()]
+    games += [RealGame(f"{d}.dist", f"{CREATE_GAME} scaffolding/demo/{d} + phaser@3.80.1 (lockfile)", "MIT",
+                       "vite build", build_like_author(p, cache_dir)) for d, p in demos.items()]
+    if with_pac_man:
+        games.append(RealGame("pac-man.dist", f"{PAC_MAN} + react@19.1.1 (host page)", "MIT", "vite build",
+                              fetch_pac_man(cache_dir)))
+    return games

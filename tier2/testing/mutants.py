@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Mutant", "CONTRACT_MUTANTS", "GENERIC_MUTANTS", "MutationError"]
+__all__ = ["Mutant", "CONTRACT_MUTANTS", "GENERIC_MUTANTS", "SITE_MUTANTS", "MutationError"]
 
 
 class MutationError(RuntimeError):
@@ -115,4 +115,58 @@ GENERIC_MUTANTS: list[Mutant] = _SHARED + [
     Mutant("crash_after_input", frozenset({"l1.no_errors"}),
            lambda r: _append(_entry(r), "window.addEventListener('keydown', () => { crashAfterInput(); });"
                                         "window.addEventListener('pointerdown', () => { crashAfterInput(); });")),
+]
+
+
+# Built sites (a Vite/webpack dist/, a script-tag game): no sources to edit, so the defect goes into the page (an
+# inline script before the game's own) or the end of the bundle the page loads. A syntax error in a built bundle
+# is found by the browser, not by a build.
+_BUNDLE_SRC = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"'][^>]*>", re.I)
+
+
+def _bundle(root: Path) -> Path:
+    """The last local script the page loads (the game's bundle, after any vendored library)."""
+    html = (root / "index.html").read_text()
+    for src in reversed(_BUNDLE_SRC.findall(html)):
+        path = root / src.split("?")[0].lstrip("/")
+        if not src.startswith(("http:", "https:", "//")) and path.is_file():
+            return path
+    raise MutationError(f"no local script in {root / 'index.html'}")
+
+
+def _head_script(code: str) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        page = root / "index.html"
+        text = page.read_text()
+        anchor = re.search(r"<head[^>]*>", text, re.I)
+        if anchor is None:
+            raise MutationError(f"no <head> in {page}")
+        page.write_text(text[:anchor.end()] + f"<script>{code}</script>" + text[anchor.end():])
+    return apply
+
+
+def _raf_after(frames: int, body: str) -> str:
+    """Page code that runs ``body`` in place of the animation-frame callback after ``frames`` frames."""
+    return ("(() => { let n = 0; const raf = window.requestAnimationFrame.bind(window);"
+            " window.requestAnimationFrame = (cb) => raf((t) => {"
+            f" if (++n > {frames}) {{ {body} }} cb(t); }}); }})();")
+
+
+SITE_MUTANTS: list[Mutant] = [
+    Mutant("crash_at_boot", frozenset({"l1.boots", "l1.no_errors"}),
+           lambda r: _append(_bundle(r), ";spawnBossThatDoesNotExist();")),
+    Mutant("loop_stopped", frozenset({"l1.frames_advance"}),
+           _head_script("(() => { let n = 0; const raf = window.requestAnimationFrame.bind(window);"
+                        " window.requestAnimationFrame = (cb) => (++n > 240 ? 0 : raf(cb)); })();")),
+    Mutant("everything_invisible", frozenset({"l1.canvas_not_blank"}),
+           lambda r: _edit(r / "index.html", "</head>", "<style>canvas{visibility:hidden!important}</style></head>")),
+    Mutant("missing_asset", frozenset({"l1.no_errors"}),
+           lambda r: _append(_bundle(r), ";fetch('assets/hero-that-was-never-drawn.png').then((r) => r.blob());")),
+    Mutant("syntax_error", frozenset({"l1.boots", "l1.no_errors"}),
+           lambda r: _append(_bundle(r), "function broken( {")),
+    Mutant("infinite_loop", frozenset({"l1.no_errors", "l1.frames_advance"}),
+           _head_script(_raf_after(240, "for (;;) { /* stuck */ }"))),
+    Mutant("crash_after_input", frozenset({"l1.no_errors"}),
+           lambda r: _append(_bundle(r), ";window.addEventListener('keydown', () => { crashAfterInput(); });"
+                                         "window.addEventListener('pointerdown', () => { crashAfterInput(); });")),
 ]

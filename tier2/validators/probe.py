@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,7 @@ _FRAMES_JS = f"""(n) => {{
 async def _boot(s: GameSession, trace: PlayTrace, boot_budget_ms: float) -> None:
     elapsed = 0.0
     while elapsed < boot_budget_ms:
-        info = await s.evaluate(_BOOT_STEP_JS, 100)
+        info = await s.step(_BOOT_STEP_JS, 100)
         elapsed += 100
         trace.hook_present = bool(info["hook"])
         if info["booted"] and info["scene"] and info["scene"] not in BOOT_SCENES:
@@ -122,7 +123,8 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
 
 
 async def probe_contract_game(
-    pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | None = None, boot_timeout_s: float = 15.0,
+    pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | Sequence[Path] | None = None,
+    boot_timeout_s: float = 15.0,
     total_timeout_s: float = 45.0, tables: dict[str, Any] | None = None, force_canvas: bool = True,
 ) -> PlayTrace:
     """Load the built game at ``url`` and record a `PlayTrace`; never raises for game faults. ``tables`` (the
@@ -131,5 +133,6 @@ async def probe_contract_game(
     trace = PlayTrace(mode="contract", url=url)
     async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
         work = _run(s, trace, out_dir, boot_timeout_s, tables)
-        trace.timed_out, trace.errors, trace.dialogs = await run_bounded(s, work, total_timeout_s)
+        trace.timed_out, trace.errors, trace.dialogs = await run_bounded(s, work, total_timeout_s, trace=trace)
+        trace.blocked = list(s.log.blocked_requests)
     return trace

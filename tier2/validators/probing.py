@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tier2.browser import GameSession
 from tier2.validators.l1.runtime_gates import reaction
-from tier2.validators.trace import InputProbe
+from tier2.validators.trace import InputProbe, PlayTrace
 
-__all__ = ["run_bounded", "measure_input"]
+__all__ = ["run_bounded", "measure_input", "budget_limit", "REFERENCE_FRAME_MS", "MAX_BUDGET_FACTOR"]
 
 REACT_FRAMES = 12
 SETTLE_MS = 50
@@ -35,20 +37,83 @@ async def measure_input(
     return probe
 
 
+#: a frame costing this many real ms is "normal"; a slower page gets proportionally more wall time (bounded)
+REFERENCE_FRAME_MS = 6.0
+MAX_BUDGET_FACTOR = 6.0
+
+
+def budget_limit(base_s: float, frame_ms: float | None) -> float:
+    """The wall-clock limit for a page whose frames cost ``frame_ms``: the base, scaled by the frame cost over
+    the reference, at most `MAX_BUDGET_FACTOR` times the base."""
+    factor = min(MAX_BUDGET_FACTOR, max(1.0, (frame_ms or 0.0) / REFERENCE_FRAME_MS))
+    return base_s * factor
+
+
+async def _evidence(s: GameSession, last_frames: int, grace_s: float) -> tuple[int, float] | None:
+    """(frames, ms per frame) when the page still answers and has run frames since ``last_frames``; else None."""
+    try:
+        frames, real_ms = await s.frame_cost(timeout_s=grace_s)
+    except Exception:  # noqa: BLE001 - no answer (a busy loop) or a dead page: not progressing
+        return None
+    cost = s.frame_ms or real_ms / max(1, frames)  # the session's timed steps include rendering
+    return (frames, cost) if frames > last_frames else None
+
+
 async def run_bounded(
     s: GameSession, work: Awaitable[None], total_timeout_s: float, what: str = "the page",
+    trace: PlayTrace | None = None,
 ) -> tuple[str | None, list[str], list[str]]:
     """Await ``work``; a hang or a crash becomes a reason instead of an exception.
 
+    The budget is set by evidence, not a fixed wall: at ``total_timeout_s`` the page is asked for its frame
+    counters; a page that answers and keeps producing frames is slow, not hung, and gets a limit scaled by its
+    measured frame cost (`budget_limit`); one that stops answering (or stops producing frames) is reported hung.
+    A single step that does not return within the session's step bound is a hang too.
+
     Returns (timed-out reason or None, errors, blocking dialogs). Errors are the session log plus errors latched
-    by the init script when Playwright saw no page error, plus one line per blocking dialog."""
+    by the init script when Playwright saw no page error, plus one line per blocking dialog. The budget used goes
+    into ``trace.budget`` (and a note when it was raised)."""
     timed_out = None
+    started = time.monotonic()
+    task = asyncio.ensure_future(work)
+    limit, last_frames, frame_ms = total_timeout_s, 0, None
     try:
-        await asyncio.wait_for(work, total_timeout_s)
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=max(0.0, limit - (time.monotonic() - started)))
+            if done:
+                task.result()
+                break
+            evidence = await _evidence(s, last_frames, grace_s=s.step_timeout_s)
+            if evidence is None:
+                timed_out = (f"{what} stopped answering or producing frames after {time.monotonic() - started:.0f}s "
+                             "(infinite loop or hang?)")
+                break
+            last_frames, frame_ms = evidence
+            new_limit = budget_limit(total_timeout_s, frame_ms)
+            if new_limit <= time.monotonic() - started + 0.5:
+                timed_out = (f"{what} is slow, not hung: {frame_ms:.0f} ms of real time per game frame; the "
+                             f"scripted play did not finish within {new_limit:.0f}s (the limit scales with the frame "
+                             f"cost, at most {MAX_BUDGET_FACTOR:.0f}x {total_timeout_s:.0f}s)")
+                break
+            limit = new_limit
     except TimeoutError:
-        timed_out = f"{what} stopped answering within {total_timeout_s:.0f}s (infinite loop or hang?)"
+        timed_out = (f"{what} stopped answering: one step took longer than {s.step_timeout_s:.0f}s "
+                     "(infinite loop or hang?)")
     except Exception as exc:  # noqa: BLE001 - a crashed page/browser is an observation, not a bug
         timed_out = f"{what} aborted: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+    elapsed = time.monotonic() - started
+    if trace is not None:
+        trace.budget = {"base_s": total_timeout_s, "limit_s": round(limit, 1), "elapsed_s": round(elapsed, 1),
+                        "frame_ms": round(frame_ms, 2) if frame_ms else trace.frame_ms,
+                        "raised": limit > total_timeout_s}
+        if limit > total_timeout_s and not timed_out:
+            trace.notes.append(f"{what} is slow, not hung: {frame_ms:.0f} ms per game frame; the time limit was "
+                               f"raised from {total_timeout_s:.0f}s to {limit:.0f}s and the play took {elapsed:.0f}s")
     latched = [] if timed_out else await s.latched_errors()
     dialogs = [] if timed_out else await s.dialogs()
     errors = s.log.errors() + ([] if s.log.page_errors else [f"uncaught: {e}" for e in latched])

@@ -28,6 +28,10 @@ class ValidationReport(BaseModel):
     notes: list[str] = Field(default_factory=list)
     report_path: str | None = None
     timings_ms: dict[str, int] = Field(default_factory=dict)
+    #: generic targets: ``{kind: built|source, evidence: [...], entries: [...]}`` (how the folder was served)
+    site: dict[str, Any] | None = None
+    #: what the probe measured and decided: wall-clock budget (frame cost, raised?), discovered controls, sweep
+    probe: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def failures(self) -> list[ValidationResult]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +35,7 @@ from tier2.validators.static import read_sources, run_static_gates
 from tier2.validators.targets import Target, detect_mode, resolve_target
 from tier2.validators.trace import PlayTrace
 
-__all__ = ["ValidationRunner", "apply_policy", "build_gate", "Mode"]
+__all__ = ["ValidationRunner", "apply_policy", "build_gate", "needs_webgl", "Mode"]
 
 Mode = Literal["auto", "contract", "generic"]
 
@@ -76,6 +77,21 @@ def read_tables(project: Path, names: list[str]) -> dict[str, Any]:
         except (OSError, ValueError):
             tables[name] = {}
     return tables
+
+
+#: errors of a Canvas-renderer session that say the game needs WebGL (forced renderer, shaders, pipelines)
+_WEBGL_EVIDENCE = re.compile(r"webgl|pipeline|shader|\bgl\b", re.I)
+
+
+def needs_webgl(trace: PlayTrace, smoke: PlayTrace) -> bool:
+    """True when the Canvas-renderer session failed at boot for want of WebGL: its errors say so, or the
+    default-renderer session booted without the page errors the Canvas one had before any input (a WebGL-only
+    feature such as post FX). Only then is a replay on the default renderer — software WebGL here, often ten
+    times slower per frame — worth it."""
+    if any(_WEBGL_EVIDENCE.search(e) for e in trace.errors):
+        return True
+    d = smoke.default_renderer or {}
+    return bool(trace.boot_errors) and bool(d.get("booted")) and not any("pageerror" in e for e in smoke.errors)
 
 
 async def _timed(coro: Any) -> tuple[Any, int]:
@@ -121,27 +137,32 @@ class ValidationRunner:
         t = self.policy.timeouts
         started = time.monotonic()
         probe = probe_contract_game if mode == "contract" else probe_generic_game
+        roots = target.roots
         smoke_trace = PlayTrace()
         # the default-renderer smoke runs in its own context beside the main (Canvas) play: two cores, two pages
         smoke = asyncio.create_task(_timed(smoke_default_renderer(
-            self.pool, target.url, out_dir, smoke_trace, serve_root=target.serve_root, boot_timeout_s=t.boot_s,
+            self.pool, target.url, out_dir, smoke_trace, serve_root=roots, boot_timeout_s=t.boot_s,
             total_timeout_s=min(t.validation_s, 20.0))))
         try:
-            trace = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root,
+            trace = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                 boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
                                 force_canvas=True)
-            if not trace.booted and not trace.timed_out:  # maybe a WebGL-only game: play it on the default renderer
-                fallback = await probe(self.pool, target.url, out_dir, serve_root=target.serve_root,
+            if (not trace.booted or trace.boot_errors) and not trace.timed_out:
+                _, smoke_ms = await smoke  # one software-WebGL page at a time (each one burns a core)
+            if (not trace.booted or trace.boot_errors) and not trace.timed_out and needs_webgl(trace, smoke_trace):
+                fallback = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                        boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
                                        force_canvas=False)
                 if fallback.booted:
-                    fallback.notes.append("does not boot on the Canvas renderer; probed on the default renderer")
+                    fallback.notes.append("does not boot on the Canvas renderer (it forces WebGL?); played on the "
+                                          "default renderer")
                     trace = fallback
             trace.lap("main_session", started)
         finally:
-            _, smoke_ms = await smoke
+            _, smoke_ms = await smoke  # (a finished task just gives its result again)
         trace.timings_ms["default_renderer_smoke"] = smoke_ms
         trace.errors = smoke_trace.errors + trace.errors
+        trace.blocked = smoke_trace.blocked + trace.blocked
         trace.pixels = smoke_trace.pixels + trace.pixels
         trace.screenshots = smoke_trace.screenshots + trace.screenshots
         trace.default_renderer = smoke_trace.default_renderer
@@ -170,6 +191,11 @@ class ValidationRunner:
         screenshots: list[str] = []
         notes: list[str] = []
         timings: dict[str, int] = {}
+        probe_info: dict[str, Any] = {}
+        if target.site is not None:
+            notes.append(f"target is a {target.site.kind} "
+                         f"{'site (served as it is)' if target.site.kind == 'built' else 'project (bundled)'}: "
+                         + "; ".join(target.site.evidence))
         if target.build is not None:
             gates.append(build_gate(target.build))
             timings["build"] = target.build.duration_ms
@@ -190,7 +216,9 @@ class ValidationRunner:
                 timings["browser"] = int((time.monotonic() - t0) * 1000)
                 timings.update({f"browser.{k}": v for k, v in trace.timings_ms.items()})
                 gates += [gate(trace) for gate in RUNTIME_GATES]
-                screenshots, notes = trace.screenshots, list(trace.notes)
+                screenshots, notes = trace.screenshots, notes + list(trace.notes)
+                probe_info = {k: v for k, v in (("budget", trace.budget), ("controls", trace.controls),
+                                                ("sweep", trace.sweep)) if v}
                 if brief is not None and screenshots:
                     t0 = time.monotonic()
                     gates.append(await self._l3(screenshots, brief))
@@ -209,7 +237,7 @@ class ValidationRunner:
         report = ValidationReport(
             target=target.label, mode=mode, passed=not any(g.blocking for g in gates), gates=gates,
             screenshots=screenshots, build=target.build.to_dict() if target.build else None, notes=notes,
-            timings_ms=timings,
+            timings_ms=timings, site=target.site.to_dict() if target.site else None, probe=probe_info,
             duration_ms=int((time.monotonic() - started) * 1000),
         )
         report.write(out_dir / "report.json")

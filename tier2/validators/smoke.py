@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
     deadline = time.monotonic() + boot_timeout_s  # assets load in real time while game time is ours
     stable, last = 0, None
     while time.monotonic() < deadline:
-        info = await s.evaluate(_STEP_JS, 100)
+        info = await s.step(_STEP_JS, 100)
         if info["booted"] and set(info["scenes"]) - _BOOT_SCENES:
             break
         stable = stable + 1 if info["scenes"] and info["scenes"] == last else 0
@@ -53,7 +54,7 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
     if not result["booted"]:
         return
     f0 = info["frame"]
-    info = await s.evaluate(_STEP_JS, 250)
+    info = await s.step(_STEP_JS, 250)
     result["frames"] = [f0, info["frame"]]
     path = out_dir / "00-default-renderer.png"
     png = await s.screenshot(path)
@@ -62,7 +63,7 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
 
 
 async def smoke_default_renderer(
-    pool: BrowserPool, url: str, out_dir: Path, trace: PlayTrace, serve_root: Path | None = None,
+    pool: BrowserPool, url: str, out_dir: Path, trace: PlayTrace, serve_root: Path | Sequence[Path] | None = None,
     boot_timeout_s: float = 15.0, total_timeout_s: float = 20.0,
 ) -> None:
     """Run the smoke session and fold its observations into ``trace`` (errors prefixed with the renderer)."""
@@ -71,6 +72,7 @@ async def smoke_default_renderer(
     async with GameSession(pool, url, serve_root=serve_root) as s:
         timed_out, errors, _ = await run_bounded(s, _run(s, out_dir, result, boot_timeout_s), total_timeout_s,
                                                  what="the default-renderer session")
+        trace.blocked = list(s.log.blocked_requests) + trace.blocked
     if timed_out:
         result["timed_out"] = timed_out
     label = result.get("renderer") or "default"

@@ -1,15 +1,21 @@
 """What `tier2 validate` can be pointed at, resolved to something a probe can load.
 
 * a tier2 project (pack entry point + data tables) → built with the pack profile, contract mode;
-* any other Phaser project with an index.html + module entry (e.g. a Vite template) → bundled against the pinned
-  engine, generic mode;
-* a directory that already holds a built page (index.html without a module entry) → served as is;
+* any other folder with an index.html is classified by evidence (`site.classify_site`):
+  - a **built site** (a Vite/webpack ``dist/``, a plain script-tag game: every module the page loads runs
+    unbundled) → served exactly as it is;
+  - a **source project** (its module entry imports ``phaser`` or extensionless paths, or is TypeScript) →
+    bundled against the pinned engine into a site that is served first, with the project folder behind it, so
+    every file its page or game references (``assets/``, vendored ``lib/`` scripts...) is still found;
 * an ``http://127.0.0.1…`` / ``localhost`` URL → loaded directly (the browser blocks every non-loopback request).
+
+Folders are served on a loopback origin (`SERVED_ORIGIN`), so the game takes the same code paths as on its
+author's ``localhost``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -17,8 +23,9 @@ from tier2.browser.session import SERVED_ORIGIN
 from tier2.errors import BadInput
 from tier2.packs import Pack
 from tier2.toolchain import BuildResult, run_build
-from tier2.toolchain.generic import MODULE_SCRIPT, build_generic_project
+from tier2.toolchain.generic import build_generic_project
 from tier2.validators.base import ProbeMode
+from tier2.validators.site import SiteKind, classify_site
 
 __all__ = ["Target", "resolve_target", "detect_mode"]
 
@@ -33,6 +40,15 @@ class Target:
     project: Path | None
     build: BuildResult | None
     tier2_project: bool
+    #: built site or source project, with the evidence (None for tier2 projects and URLs)
+    site: SiteKind | None = None
+    #: further directories served behind ``serve_root`` (a source project's own folder)
+    fallback_roots: list[Path] = field(default_factory=list)
+
+    @property
+    def roots(self) -> list[Path]:
+        """Every directory that answers the served origin, first match wins."""
+        return ([self.serve_root] if self.serve_root else []) + self.fallback_roots
 
 
 def is_tier2_project(path: Path, pack: Pack) -> bool:
@@ -47,6 +63,12 @@ def detect_mode(target: Target) -> ProbeMode:
     if target.build and target.build.bundle_path:
         text = Path(target.build.bundle_path).read_text(errors="replace")
         return "contract" if HOOK_MARKER in text else "generic"
+    if target.site and target.serve_root:  # a built site: look in the modules its page loads
+        for entry in target.site.entries:
+            path = (target.serve_root / entry.lstrip("/").split("?")[0]).resolve()
+            if path.is_relative_to(target.serve_root) and path.is_file() and HOOK_MARKER in path.read_text(
+                    errors="replace"):
+                return "contract"
     return "generic"
 
 
@@ -65,8 +87,9 @@ async def resolve_target(raw: str, pack: Pack, work_dir: Path, build_timeout_s: 
     index = path / "index.html"
     if not index.is_file():
         raise BadInput(f"{path} has no index.html: not a web game")
-    if MODULE_SCRIPT.search(index.read_text(errors="replace")):
+    kind = classify_site(path, index.read_text(errors="replace"))
+    if kind.kind == "source":
         site = work_dir / "site"
         build = await build_generic_project(pack, path, site, timeout_s=build_timeout_s)
-        return Target(str(path), SERVED_ORIGIN + "index.html", site, path, build, False)
-    return Target(str(path), SERVED_ORIGIN + "index.html", path, path, None, False)
+        return Target(str(path), SERVED_ORIGIN + "index.html", site, path, build, False, kind, [path])
+    return Target(str(path), SERVED_ORIGIN + "index.html", path, path, None, False, kind)

@@ -59,6 +59,18 @@ class PlayTrace:
     latch: dict[str, Any] | None = None
     #: the short default-renderer (WebGL) session: booted, renderer, frames, hash; None when not run
     default_renderer: dict[str, Any] | None = None
+    #: page errors already seen when the game had booted, before any input (compared with the default renderer's)
+    boot_errors: list[str] = field(default_factory=list)
+    #: non-loopback requests the browser refused ("<url> [<resource type>]"); the gates judge them by mode
+    blocked: list[str] = field(default_factory=list)
+    #: real ms one virtual frame cost (measured after boot); None when not measured
+    frame_ms: float | None = None
+    #: the wall-clock budget actually used: base, limit, whether it was raised because the page is slow
+    budget: dict[str, Any] | None = None
+    #: generic mode: the controls discovered (keys, pointer, interactive objects, own motion)
+    controls: dict[str, Any] | None = None
+    #: generic mode: start actions used, whether the game ended during the input sweep
+    sweep: dict[str, Any] | None = None
 
     def lap(self, name: str, since: float) -> float:
         """Record wall time since ``since`` under ``name``; returns now (monotonic)."""

@@ -50,11 +50,30 @@ def boots(t: PlayTrace) -> ValidationResult:
 
 
 def no_errors(t: PlayTrace) -> ValidationResult:
+    """Uncaught errors, console errors, failed requests, dialogs and hangs fail. Blocked outside requests fail a
+    tier2 game (its contract: no external URLs) and any game that does not boot and play; a game nobody here
+    wrote that boots and plays without them (a web font, analytics, optional data) gets them as warnings."""
     gate = "l1.no_errors"
     problems = list(t.errors) + ([t.timed_out] if t.timed_out else [])
+    blocked = list(dict.fromkeys(t.blocked))
+    plays = t.booted and not t.timed_out and any(input_reaction(p) for p in t.inputs)
+    tolerated = t.mode != "contract" and plays
+    if not tolerated:
+        problems += [f"blocked network request: {b}" for b in blocked]
+    warnings = [Finding(message=f"blocked network request (the game plays without it): {b}", severity="warning")
+                for b in blocked] if tolerated else []
+    ev: dict[str, Any] = {"blocked_requests": blocked[:20]} if blocked else {}
+    if t.budget:
+        ev["budget"] = t.budget
     if problems:
-        return _fail(gate, f"{len(problems)} error(s) during play", problems[:10], errors=problems[:20])
-    return _ok(gate, "no uncaught errors, console errors, failed or blocked requests")
+        findings = [Finding(message=f) for f in problems[:10]] + warnings[:5]
+        return ValidationResult(id=gate, layer="L1", passed=False, summary=f"{len(problems)} error(s) during play",
+                                findings=findings, evidence={"errors": problems[:20], **ev})
+    if warnings:
+        return ValidationResult(id=gate, layer="L1", passed=True, findings=warnings[:10], evidence=ev,
+                                summary=f"no errors; {len(blocked)} outside request(s) blocked, reported as warnings "
+                                        "(the game boots and plays without them)")
+    return _ok(gate, "no uncaught errors, console errors, failed or blocked requests", **ev)
 
 
 def frames_advance(t: PlayTrace) -> ValidationResult:
@@ -63,7 +82,8 @@ def frames_advance(t: PlayTrace) -> ValidationResult:
         return _fail(gate, "frame counter not sampled (game did not boot)", [])
     samples = t.frame_samples or [("after boot", 500.0, t.frames[-1] - t.frames[0])]
     stalled = [(when, ms, n) for when, ms, n in samples if n < MIN_FRAME_SHARE * ms / (1000 / 60)]
-    ev = {"frames": t.frames, "samples": [{"when": w, "ms": ms, "frames": n} for w, ms, n in samples]}
+    ev = {"frames": t.frames, "samples": [{"when": w, "ms": ms, "frames": n} for w, ms, n in samples],
+          "frame_ms": t.frame_ms}
     if stalled:
         return _fail(gate, "game loop stalled: " + "; ".join(f"{n} frames in {ms:.0f} ms {w}" for w, ms, n in stalled),
                      [], **ev)

@@ -1,0 +1,123 @@
+"""Pure parts of generic-mode validation: built-vs-source detection, control planning, adjacency, budgets, and
+how blocked outside requests are judged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fixtures.fixture_games import GAMES
+from tier2.validators.controls import Controls, adjacent_pair, motion_axis, parse_controls, plan_actions
+from tier2.validators.l1.runtime_gates import no_errors
+from tier2.validators.probing import MAX_BUDGET_FACTOR, budget_limit
+from tier2.validators.site import classify_site
+from tier2.validators.trace import InputProbe, PlayTrace
+
+
+def _site(tmp_path: Path, html: str, files: dict[str, str]) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "index.html").write_text(html)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def test_vite_dist_is_a_built_site() -> None:
+    folder = GAMES / "vite-dist"
+    kind = classify_site(folder, (folder / "index.html").read_text())
+    assert kind.kind == "built"
+    assert kind.entries == ["/assets/index-C4tLq9Zx.js"]
+    assert any("hashed" in e for e in kind.evidence) and any("package.json" in e for e in kind.evidence)
+
+
+def test_bundle_that_contains_phaser_is_reported(tmp_path: Path) -> None:
+    site = _site(tmp_path, '<script type="module" src="./assets/app.js"></script>',
+                 {"assets/app.js": 'var C={VERSION:"3.80.1"};console.log("Phaser v"+C.VERSION);'})
+    kind = classify_site(site, (site / "index.html").read_text())
+    assert kind.kind == "built" and any("already contains Phaser" in e for e in kind.evidence)
+
+
+def test_bare_import_deep_in_the_graph_makes_a_source_project(tmp_path: Path) -> None:
+    site = _site(tmp_path, '<body><script type="module" src="/src/main.js"></script></body>', {
+        "src/main.js": "import { Play } from './scenes/Play.js';\nnew Play();\n",
+        "src/scenes/Play.js": "import Phaser from 'phaser';\nexport class Play extends Phaser.Scene {}\n",
+        "package.json": "{}"})
+    kind = classify_site(site, (site / "index.html").read_text())
+    assert kind.kind == "source"
+    assert "bare module 'phaser'" in kind.evidence[0] and "src/scenes/Play.js" in kind.evidence[0]
+
+
+def test_extensionless_import_and_typescript_are_source(tmp_path: Path) -> None:
+    a = _site(tmp_path / "a", '<script type="module" src="src/main.js"></script>',
+              {"src/main.js": "import './boot';", "src/boot.js": ""})
+    b = _site(tmp_path / "b", '<script type="module" src="/src/main.ts"></script>', {"src/main.ts": ""})
+    assert classify_site(a, (a / "index.html").read_text()).kind == "source"
+    assert classify_site(b, (b / "index.html").read_text()).kind == "source"
+
+
+def test_plain_script_tag_game_is_built(tmp_path: Path) -> None:
+    site = _site(tmp_path, '<script src="lib/phaser.min.js"></script><script src="game.js"></script>', {})
+    assert classify_site(site, (site / "index.html").read_text()).kind == "built"
+
+
+def test_registered_keys_are_named_for_the_browser() -> None:
+    controls = parse_controls({"codes": [16, 32, 37, 38, 39, 40, 87], "names": ["phaser:ENTER", "phaser:A", "#13"],
+                               "pointer": False, "interactive": [], "objects": []})
+    assert controls.keys == ["Enter", "KeyA", "Shift", "Space", "ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown",
+                             "KeyW"]
+
+
+def test_a_game_moving_sideways_gets_the_perpendicular_keys_first() -> None:
+    cursors = Controls(keys=["Shift", "Space", "ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"])
+    assert plan_actions(cursors, "x")[:3] == ["ArrowUp", "ArrowDown", "Space"]
+    assert plan_actions(cursors, "y")[:2] == ["ArrowLeft", "ArrowRight"]
+    assert plan_actions(cursors, None)[0] == "Space"  # a still screen: start keys first
+    assert plan_actions(cursors, None)[-1] == "Shift"  # modifiers last
+    # started again after the game ended: what was not tried yet comes first
+    assert plan_actions(cursors, "x", tried=("ArrowUp", "ArrowDown"))[:1] == ["Space"]
+
+
+def test_pointer_games_get_clicks_pairs_and_drags() -> None:
+    board = Controls(interactive=[(100.0 + 60 * c, 100.0 + 60 * r, 56.0, 56.0) for r in range(3) for c in range(3)],
+                     pointer=True)
+    order = plan_actions(board, None)
+    assert order[0] == "click-interactive" and {"click-pair", "drag-pair", "click-grid"} <= set(order)
+
+
+def test_adjacent_pair_is_two_neighbouring_tiles_avoiding_the_selected_one() -> None:
+    tiles = [(100.0 + 60 * c, 100.0 + 60 * r, 56.0, 56.0) for r in range(3) for c in range(3)]
+    (ax, ay), (bx, by) = adjacent_pair(tiles, avoid=(100.0, 100.0))
+    assert abs(ax - bx) + abs(ay - by) == 60  # neighbours, not two tiles apart
+    assert (100.0, 100.0) not in {(ax, ay), (bx, by)}
+    assert adjacent_pair([(10.0, 10.0, 5.0, 5.0), (400.0, 300.0, 5.0, 5.0)]) is None
+
+
+def test_motion_axis_from_two_snapshots() -> None:
+    before = {"objects": {"a": {"x": 10, "y": 50}, "b": {"x": 0, "y": 0}}}
+    assert motion_axis(before, {"objects": {"a": {"x": 30, "y": 50}, "b": {"x": 0, "y": 0}}}) == "x"
+    assert motion_axis(before, {"objects": {"a": {"x": 10, "y": 90}, "b": {"x": 0, "y": 0}}}) == "y"
+    assert motion_axis(before, before) is None
+
+
+def test_budget_scales_with_frame_cost_and_is_bounded() -> None:
+    assert budget_limit(45, None) == 45 and budget_limit(45, 2.0) == 45
+    assert budget_limit(45, 12.0) == 90
+    assert budget_limit(45, 10_000.0) == 45 * MAX_BUDGET_FACTOR
+
+
+def _played(mode: str, reacts: bool) -> PlayTrace:
+    probe = InputProbe(label="Space", key="Space", before={"a": 1}, idle_after={"a": 1},
+                       after={"a": 2 if reacts else 1}, frames_to_react=1 if reacts else None)
+    return PlayTrace(mode=mode, booted=True, loaded=True, inputs=[probe],
+                     blocked=["https://fonts.googleapis.com/css2?family=X [stylesheet]"])
+
+
+def test_blocked_requests_are_warnings_for_a_generic_game_that_plays() -> None:
+    result = no_errors(_played("generic", reacts=True))
+    assert result.passed and result.findings[0].severity == "warning"
+    assert result.evidence["blocked_requests"]
+
+
+def test_blocked_requests_fail_a_tier2_game_or_a_game_that_does_not_play() -> None:
+    assert not no_errors(_played("contract", reacts=True)).passed
+    assert not no_errors(_played("generic", reacts=False)).passed

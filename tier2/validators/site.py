@@ -1,0 +1,107 @@
+"""Is a folder with an ``index.html`` a built site (serve it exactly as it is) or a source project (bundle it)?
+
+Decided by evidence, never by the mere presence of ``<script type="module">`` (every Vite ``dist/`` has one):
+
+* source: the page's module entry is TypeScript/JSX, or the entry (or a file it imports, followed relatively)
+  imports a bare specifier such as ``phaser`` or a path without an extension — a browser cannot run either
+  without a bundler;
+* built: every module the page loads runs in a browser as is; further evidence is recorded (the bundle already
+  contains Phaser, hashed file names such as ``index-BxYz12_a.js``, no ``package.json`` beside the page).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["SiteKind", "classify_site", "module_entries"]
+
+_MODULE_SRC = re.compile(r"<script\b[^>]*\btype=[\"']module[\"'][^>]*\bsrc=[\"']([^\"']+)[\"']", re.I)
+_SRC_FIRST = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"'][^>]*\btype=[\"']module[\"']", re.I)
+_IMPORTS = re.compile(r"""(?:^|[;\s})])(?:import|export)\s*(?:[\w*{}\s,$]+\s*from\s*)?["']([^"']+)["']"""
+                      r"""|\bimport\s*\(\s*["']([^"']+)["']\s*\)""", re.M)
+_HASHED = re.compile(r"[-.][A-Za-z0-9_-]{8,}\.(?:m?js|css)$")
+_PHASER = re.compile(r"Phaser v|VERSION\s*:\s*[\"']3\.\d+\.\d+[\"']")
+_SOURCE_EXT = (".ts", ".tsx", ".jsx", ".mts", ".vue", ".svelte")
+_MAX_FILES = 60
+
+
+@dataclass
+class SiteKind:
+    """``kind`` with the evidence for it (shown in the report)."""
+
+    kind: Literal["built", "source"]
+    evidence: list[str] = field(default_factory=list)
+    entries: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "evidence": self.evidence, "entries": self.entries}
+
+
+def module_entries(html: str) -> list[str]:
+    """The ``src`` of every ``<script type="module" src=...>`` of a page, in order."""
+    out = _MODULE_SRC.findall(html) + _SRC_FIRST.findall(html)
+    return list(dict.fromkeys(u for u in out if not u.startswith(("http:", "https:", "//", "data:"))))
+
+
+def _resolve(root: Path, base: Path, ref: str) -> Path:
+    return (root / ref.lstrip("/")) if ref.startswith("/") else (base.parent / ref)
+
+
+def _needs_bundler(root: Path, entry: Path) -> str | None:
+    """Why ``entry`` cannot run unbundled (None when it and what it imports relatively can)."""
+    seen: set[Path] = set()
+    todo = [entry]
+    while todo and len(seen) < _MAX_FILES:
+        path = todo.pop().resolve()
+        if path in seen or not path.is_relative_to(root) or not path.is_file():
+            continue
+        seen.add(path)
+        rel = path.relative_to(root).as_posix()
+        if path.suffix in _SOURCE_EXT:
+            return f"{rel} is {path.suffix} source (needs a compiler)"
+        text = path.read_text(errors="replace")[:2_000_000]
+        if "import.meta.env" in text:
+            return f"{rel} reads import.meta.env (a Vite source file)"
+        for m in _IMPORTS.finditer(text):
+            spec = m.group(1) or m.group(2)
+            if spec.startswith(("http:", "https:", "data:")):
+                continue
+            if not spec.startswith((".", "/")):
+                return f"{rel} imports the bare module {spec!r} (needs a bundler)"
+            target = _resolve(root, path, spec)
+            if not target.suffix or (not target.exists() and Path(str(target) + ".js").exists()):
+                return f"{rel} imports {spec!r} without a file extension (needs a bundler)"
+            if target.suffix in (".js", ".mjs", *_SOURCE_EXT):
+                todo.append(target)
+    return None
+
+
+def classify_site(folder: Path, html: str) -> SiteKind:
+    """Classify ``folder`` (which holds ``index.html`` with text ``html``)."""
+    root = folder.resolve()
+    entries = module_entries(html)
+    reasons: list[str] = []
+    for entry in entries:
+        why = _needs_bundler(root, _resolve(root, root / "index.html", entry.split("?")[0]))
+        if why:
+            return SiteKind("source", [why] + (["package.json beside index.html"]
+                                               if (root / "package.json").is_file() else []), entries)
+    if not entries:
+        reasons.append("no module entry: plain script tags")
+    for entry in entries:
+        path = _resolve(root, root / "index.html", entry.split("?")[0])
+        if not path.is_file():
+            reasons.append(f"module {entry} is missing")
+            continue
+        if _HASHED.search(entry):
+            reasons.append(f"hashed asset name {entry}")
+        if _PHASER.search(path.read_text(errors="replace")):
+            reasons.append(f"{entry} already contains Phaser")
+    if entries:
+        reasons.append("every module runs unbundled")
+    if not (root / "package.json").is_file():
+        reasons.append("no package.json beside index.html")
+    return SiteKind("built", reasons, entries)
