@@ -71,7 +71,9 @@ async def discover(s: GameSession, watch_ms: float = 250.0) -> tuple[Controls, s
 
 async def _canvas_box(s: GameSession) -> dict[str, float]:
     box = await s.canvas_box()
-    return dict(box) if box else {"x": 0, "y": 0, "width": 800, "height": 600}
+    if not box:
+        return {"x": 0, "y": 0, "width": 800, "height": 600}
+    return {"x": box["x"], "y": box["y"], "width": box["width"], "height": box["height"]}
 
 
 async def _click(s: GameSession, x: float, y: float) -> None:
