@@ -43,6 +43,10 @@ class RunSubmission:
     #: stop after this phase (``"design"``): the design can be read and edited, then continued in the thread
     pause_after: Literal["design"] | None = None
 
+    def options(self) -> dict[str, Any]:
+        """Per-run options handed to the run's governance layers (its own budget, unset fields left out)."""
+        return {"budget": self.budget.model_dump(exclude_none=True)} if self.budget is not None else {}
+
     def fingerprint(self) -> str:
         """sha256 of the request (what a replay must match); the same form as the request body's JSON."""
         body = {"brief": self.brief, "model": self.model, "project_id": self.project_id,
@@ -93,7 +97,7 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
         project_id, thread_id = project_id_for(f"game-{run_id[2:14]}"), "t-" + run_id[2:]
     project_dir = source_dir or str(rt.settings.workspaces / "projects" / project_id)
     run = AcceptedRun(run_id=run_id, project_id=project_id, thread_id=thread_id)
-    options: dict[str, Any] = {"budget": sub.budget.model_dump(exclude_none=True)} if sub.budget is not None else {}
+    options = sub.options()
     record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": sub.tenant,
               "model_route": sub.model, "thread_id": thread_id, "dispatched": True, "project_dir": project_dir,
               "source_dir": source_dir, "continues_thread": continues, "options": {**options, **admitted.options},

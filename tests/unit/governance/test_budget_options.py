@@ -6,7 +6,12 @@ import pytest
 from pydantic import ValidationError
 
 from tier2.cli import _budget_options, build_parser, main
-from tier2.service.runs import RunCreate, _options
+from tier2.runs.submit import RunSubmission
+from tier2.service.schemas import RunCreate
+
+
+def _options(body: RunCreate) -> dict:
+    return RunSubmission(tenant="t", brief=body.brief, budget=body.budget).options()
 
 
 def _args(*extra: str):
