@@ -1,0 +1,137 @@
+"""A run's workspace kind: its sandbox, the writer's command sessions, the browser that runs inside it, and the
+project snapshots that let a new attempt get back exactly the files of the checkpoint it resumes from."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tier2.browser import BrowserPool
+from tier2.middleware.snapshots import SNAPSHOT_KEY, SnapshotMiddleware, restore_snapshot, snapshot_of, take_snapshot
+from tier2.sandbox import CommandSessions, Sandbox, WorkspaceChoice, make_sandbox, resolve_workspace
+from tier2.settings.loader import Policy, SecurityConfig
+from tier2.store.snapshots import SnapshotStore
+from tier2.toolchain.esbuild import Launcher
+from tier2.workspace import workspace_home
+
+__all__ = ["RunWorkspace", "choose_workspace", "open_run_workspace", "sandbox_for_project"]
+
+log = logging.getLogger(__name__)
+
+
+def choose_workspace(security: SecurityConfig, policy: Policy, options: dict[str, Any]) -> WorkspaceChoice:
+    """The run's kind and limits: its ``workspace`` option within the hot policy within the security ceiling."""
+    return resolve_workspace(security.sandbox, policy.sandbox, options.get("workspace"))
+
+
+def sandbox_for_project(rt: Any, project: Path, project_id: str, choice: WorkspaceChoice,
+                        label: str = "tier2") -> Sandbox:
+    """The sandbox of ``project`` for ``choice`` (what the writer's commands, builds and browser get)."""
+    home = workspace_home(rt.settings.workspaces, project_id)
+    return make_sandbox(choice.kind, project, home, read_only=[rt.pack.node_modules, *rt.pack.skill_dirs],
+                        limits=choice.limits, workspaces=rt.settings.workspaces, docker=rt.security.sandbox.docker,
+                        label=label)
+
+
+@dataclass
+class RunWorkspace:
+    choice: WorkspaceChoice
+    sandbox: Sandbox
+    project: Path
+    run_id: str
+    snapshots: SnapshotStore
+    commands: CommandSessions | None = None
+    pool: BrowserPool | None = None  # the run's own browser inside the sandbox (None: the process's shared one)
+    restored: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def launcher(self) -> Launcher | None:
+        return self.sandbox.launcher if self.choice.kind != "local" else None
+
+    def middleware(self) -> SnapshotMiddleware:
+        return SnapshotMiddleware(self.snapshots, self.project, self.run_id)
+
+    async def restore(self, state_json: str | None) -> str | None:
+        """A resumed attempt: put the project back to the snapshot of the checkpoint it resumes from (a lost
+        sandbox or project loses nothing the conversation knows about)."""
+        sid = snapshot_of(state_json)
+        if sid is None:
+            return None
+        changed = await restore_snapshot(self.snapshots, self.project, sid)
+        self.restored = {"snapshot": sid, "changed": changed}
+        log.info("run %s: project restored to snapshot %s (%d entries changed)", self.run_id, sid, changed)
+        return sid
+
+    async def baseline(self, agent: Any) -> str:
+        """A fresh attempt: snapshot the starting files, so even the first checkpoint names its files."""
+        sid = await take_snapshot(self.snapshots, self.project)
+        agent.state.middle_context[SNAPSHOT_KEY] = sid
+        return sid
+
+    async def close(self) -> None:
+        if self.commands is not None:
+            with contextlib.suppress(Exception):
+                await self.commands.close()
+        if self.pool is not None:
+            with contextlib.suppress(Exception):
+                await self.pool.close()
+        with contextlib.suppress(Exception):
+            await self.sandbox.close()
+
+
+async def open_run_workspace(rt: Any, run_id: str, policy: Policy, options: dict[str, Any], project: Path,
+                             project_id: str) -> RunWorkspace:
+    choice = choose_workspace(rt.security, policy, options)
+    sandbox = sandbox_for_project(rt, project, project_id, choice, label=f"tier2-{run_id[:18]}")
+    await sandbox.start()
+    commands = pool = None
+    if choice.kind != "local":  # the writer's Bash and the browser live inside the sandbox
+        home = workspace_home(rt.settings.workspaces, project_id)
+        commands = CommandSessions(sandbox, home / "commands" / run_id, rt.security.sandbox.commands)
+        pool = BrowserPool(sandbox.chromium(rt.pool.executable), list(rt.security.browser.args))
+    return RunWorkspace(choice, sandbox, project.resolve(), run_id, SnapshotStore(rt.store.r, rt.store.keys),
+                        commands, pool)
+
+
+def sandbox_exec(settings: Any, project_arg: str, argv: list[str], kind: str | None = None) -> int:
+    """``tier2 sandbox exec PROJECT -- CMD...``: run a command in a project's workspace with the isolation the
+    agent gets (the same sandbox, limits and read-only extras), stdin/stdout/stderr passed through; returns its
+    exit code. PROJECT is a project directory or the id of one under ``<workspaces>/projects``."""
+    import asyncio
+    import subprocess
+    from types import SimpleNamespace
+
+    from tier2.errors import BadInput
+    from tier2.packs import load_pack
+    from tier2.settings.loader import PolicyStore, load_security
+    from tier2.workspace.projects import read_project
+
+    if not argv:
+        raise BadInput("sandbox exec needs a command after --")
+    path = Path(project_arg)
+    if not path.is_dir():
+        path = settings.workspaces / "projects" / project_arg
+    if not path.is_dir():
+        raise BadInput(f"no project directory {project_arg!r} (a path, or an id under {settings.workspaces}/projects)")
+    info = read_project(path.resolve())
+    security = load_security(settings.config_dir)
+    policy = PolicyStore(settings.config_dir).snapshot()
+    choice = choose_workspace(security, policy, {"workspace": kind} if kind else {})
+    pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
+    rt = SimpleNamespace(settings=settings, security=security, pack=pack)
+    sandbox = sandbox_for_project(rt, Path(info.path), info.project_id, choice, label="tier2-exec")
+
+    async def run() -> int:
+        await sandbox.start()
+        try:
+            wrapped = sandbox.wrap(argv, interactive=True)
+            done = await asyncio.to_thread(subprocess.run, wrapped, cwd=sandbox.project, env=sandbox.host_env(),
+                                           check=False)
+            return done.returncode
+        finally:
+            await sandbox.close()
+
+    return asyncio.run(run())
