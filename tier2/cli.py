@@ -167,10 +167,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
-    from tier2.runs.sandboxing import sandbox_exec
+    from tier2.sandbox.operator import exec_in_project
 
     argv = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
-    return sandbox_exec(Settings(), args.project, argv, args.workspace)
+    return exec_in_project(Settings(), args.project, argv, args.workspace)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import os
@@ -39,6 +40,19 @@ def bwrap_available() -> str | None:
     return None
 
 
+def _sweep_cgroups() -> None:
+    """Remove empty sandbox cgroups left by processes that died without closing their sandbox."""
+    for ctrl in ("pids", "memory"):
+        base = _CGROUP_ROOT / ctrl / "tier2"
+        if not base.is_dir():
+            continue
+        for cg in base.iterdir():
+            pid = cg.name.rsplit("-", 1)[-1]
+            if cg.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                with contextlib.suppress(OSError):
+                    cg.rmdir()
+
+
 class BwrapSandbox(Sandbox):
     kind = "isolated"
 
@@ -64,8 +78,14 @@ class BwrapSandbox(Sandbox):
 
     async def close(self) -> None:
         for cg in self._cgroups:
-            with contextlib.suppress(OSError):
-                cg.rmdir()  # empty once every process of the sandbox has ended
+            for _ in range(20):  # empty once every process of the sandbox has ended (they die with their parent)
+                try:
+                    cg.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    await asyncio.sleep(0.05)
         self._cgroups = []
         self._started = False
 
@@ -74,6 +94,7 @@ class BwrapSandbox(Sandbox):
         name = f"{self.spec.label}-{hashlib.sha256(str(self.project).encode()).hexdigest()[:8]}-{os.getpid()}"
         made: list[Path] = []
         limits = self.spec.limits
+        _sweep_cgroups()
         for ctrl, knob, value in (("pids", "pids.max", str(limits.pids)),
                                   ("memory", "memory.limit_in_bytes", str(limits.memory_mb * 1024 * 1024))):
             base = _CGROUP_ROOT / ctrl
@@ -124,6 +145,7 @@ class BwrapSandbox(Sandbox):
                *self._etc(),
                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm",
                *self._binds(),
+               "--remount-ro", "/",  # the sandbox's own root (the parents bwrap made for binds) is read-only too
                "--chdir", str(cwd or self.project),
                "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
                "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",

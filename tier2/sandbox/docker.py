@@ -229,13 +229,21 @@ class DockerSandbox(Sandbox):
 
     async def kill(self, proc: asyncio.subprocess.Process) -> None:
         """Killing the docker client does not stop the command in the container: kill it there (by the marker
-        the command session put in its environment), then the client."""
+        the command session put in its environment), then the client. A container too busy to run the kill (a
+        fork bomb holding every pid) is replaced: the project is on the host, the container is disposable."""
         await super().kill(proc)
         marker = getattr(proc, "tier2_marker", None)
-        if marker:
-            await self._docker("exec", self.name, "/bin/sh", "-c",
-                               f"for p in /proc/[0-9]*; do grep -qz 'TIER2_CMD={marker}' $p/environ 2>/dev/null "
-                               "&& kill -9 ${p#/proc/}; done; true")
+        if not marker:
+            return
+        script = (f"for i in 1 2 3; do for p in /proc/[0-9]*; do grep -qz 'TIER2_CMD={marker}' $p/environ "
+                  "2>/dev/null && kill -9 ${p#/proc/}; done; done; true")
+        try:
+            code, _ = await asyncio.wait_for(self._docker("exec", self.name, "/bin/sh", "-c", script), 15)
+        except TimeoutError:
+            code = -1
+        if code != 0:
+            await self._docker("rm", "-f", self.name)
+            await self.start()
 
     async def interrupt(self, proc: asyncio.subprocess.Process) -> None:
         marker = getattr(proc, "tier2_marker", None)
