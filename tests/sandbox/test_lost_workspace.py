@@ -22,6 +22,7 @@ from tier2.runs.request import Resume, RunRequest, new_run_id
 from tier2.store.checkpoints import CheckpointStore
 from tier2.store.leases import LeaseStore
 from tier2.testing import ScriptedChatModel, tool_results
+from tier2.workspace import new_project
 from tier2.workspace.snapshots import scan
 
 pytestmark = [pytest.mark.redis, pytest.mark.browser, pytest.mark.slow]
@@ -56,9 +57,10 @@ class _Gated(ScriptedChatModel):
         return await super()._call_api(model_name, messages, *args, **kwargs)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("kind", "uploaded"), [(k, False) for k in KINDS] + [("isolated", True)])
 async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
-        kind: str, runtime, tmp_path: Path, docker_host: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+        kind: str, uploaded: bool, runtime, tmp_path: Path, docker_host: str | None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     skip_unless_kind(kind, docker_host)
     run_id, project_id = new_run_id(), "p-lost"
     project = (tmp_path / "ws" / "projects" / project_id).resolve()
@@ -74,6 +76,10 @@ async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
     model = _Gated(script, block_at=3)
     monkeypatch.setattr("tier2.runs.session.build_model", lambda *a, **k: model)
     options = {"workspace": kind}
+    where: dict[str, Any] = {"out_dir": project}
+    if uploaded:  # a loaded project: the run works on it where it is (no template copy on resume)
+        new_project(runtime.pack, project, project_id)
+        where = {"existing_project": project}
     store = runtime.store
     await store.accept_run(run_id, {"status": "queued", "brief": BRIEF, "project_id": project_id,
                                     "project_dir": str(project), "options": options},
@@ -82,7 +88,7 @@ async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
     first = await leases.acquire(run_id, "w1", 120_000)
     assert not isinstance(first, str)
     attempt = asyncio.create_task(execute_run(runtime, RunRequest(
-        brief=BRIEF, run_id=run_id, project_id=project_id, out_dir=project, fence=first.fence, options=options)))
+        brief=BRIEF, run_id=run_id, project_id=project_id, fence=first.fence, options=options, **where)))
     reached = asyncio.create_task(model.reached.wait())
     await asyncio.wait([reached, attempt], timeout=120, return_when=asyncio.FIRST_COMPLETED)
     if attempt.done():
@@ -126,8 +132,8 @@ async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
     resume = Resume(checkpoint=number, state_json=restorable_state(state), round=int(meta.get("round", 0)),
                     stage=str(meta.get("stage", "turn")), usage=meta.get("usage") or {}, step=int(meta.get("step", 0)))
     outcome = await execute_run(runtime, RunRequest(
-        brief=BRIEF, run_id=run_id, project_id=project_id, out_dir=project, fence=second.fence, resume=resume,
-        options=options))
+        brief=BRIEF, run_id=run_id, project_id=project_id, fence=second.fence, resume=resume, options=options,
+        **where))
     assert restored["sid"] == snapshot_of(state)
     assert restored["files"] == expected  # exactly the checkpoint's files, before the attempt did anything
     final = {e.path: (e.sha256, e.mode, e.link) for e in scan(project)[0].entries}

@@ -3,6 +3,7 @@ a snapshot's files (extra files removed, changed ones rewritten, binary bytes, m
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -73,3 +74,42 @@ async def test_equal_trees_share_an_id_and_blobs_are_stored_once(store: Snapshot
 def test_a_checkpoint_state_names_its_snapshot() -> None:
     assert snapshot_of({"middle_context": {"tier2.snapshot": "abc"}}) == "abc"
     assert snapshot_of('{"middle_context": {}}') is None and snapshot_of(None) is None
+
+
+async def test_a_replayed_write_brings_back_the_files_right_after_it(store: SnapshotStore, tmp_path: Path) -> None:
+    """The checkpoint may lag one step behind the operation ledger: when the ledger replays a write on a resumed
+    attempt (the effect is not repeated), the snapshot middleware restores the files as they were right after it."""
+    from types import SimpleNamespace
+
+    from agentscope.message import TextBlock, ToolCallBlock
+    from agentscope.tool import ToolResponse
+
+    from tier2.middleware.operations import operation_id
+    from tier2.middleware.snapshots import SNAPSHOT_KEY, SnapshotMiddleware
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "a.txt").write_text("before")
+    agent = SimpleNamespace(state=SimpleNamespace(context=[], middle_context={}))
+    call = ToolCallBlock(id="c1", name="Write", input=json.dumps({"file_path": str(root / "a.txt"), "content": "x"}))
+    middleware = SnapshotMiddleware(store, root, f"run-{tmp_path.name}")
+
+    async def write(**_: object):
+        (root / "a.txt").write_text("after the write")
+        yield ToolResponse(content=[TextBlock(text="ok")], state="success", id="c1")
+
+    async for _ in middleware.on_acting(agent, {"tool_call": call}, write):
+        pass
+    after = agent.state.middle_context[SNAPSHOT_KEY]
+    (root / "a.txt").write_text("before")  # the attempt died; its checkpoint was one step older
+    agent.state.middle_context.clear()
+    op = operation_id(agent, call)
+
+    async def replayed(**_: object):
+        yield ToolResponse(content=[TextBlock(text="ok")], state="success", id="c1",
+                           metadata={"operation": op, "replayed": True})
+
+    async for _ in middleware.on_acting(agent, {"tool_call": call}, replayed):
+        pass
+    assert (root / "a.txt").read_text() == "after the write"
+    assert agent.state.middle_context[SNAPSHOT_KEY] == after

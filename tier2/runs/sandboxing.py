@@ -95,3 +95,17 @@ async def open_run_workspace(rt: Any, run_id: str, policy: Policy, options: dict
     return RunWorkspace(choice, sandbox, project.resolve(), run_id, SnapshotStore(rt.store.r, rt.store.keys),
                         commands, pool)
 
+
+
+def ensure_project_meta(project: Path, project_id: str | None, pack_ref: str) -> None:
+    """A resumed attempt on a project whose directory was lost (an uploaded project, kept at its own path): put
+    back its ``.tier2/project.json`` so the run can reopen it; the files come back from the checkpoint's snapshot."""
+    import json
+    import time
+
+    meta = project / ".tier2" / "project.json"
+    if meta.exists() or not project_id:
+        return
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"project_id": project_id, "path": str(project), "pack": pack_ref,
+                                "created_at": time.time()}, indent=2))

@@ -32,7 +32,7 @@ from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
 from tier2.runs.progress import EventMapper, Usage
 from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
 from tier2.runs.runtime import Runtime
-from tier2.runs.sandboxing import RunWorkspace, open_run_workspace
+from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta, open_run_workspace
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
 from tier2.store.records import DeliverySummary
@@ -149,6 +149,8 @@ class RunSession:
         """Create (or reopen) the project, write the running record and announce the run (and the attempt)."""
         req, run_id, route = self.req, self.run_id, self.route
         dest = req.out_dir or (self.rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
+        if req.existing_project and req.resume is not None:  # its directory may have been lost with the sandbox
+            ensure_project_meta(req.existing_project, req.project_id, self.rt.pack.ref)
         info = read_project(req.existing_project) if req.existing_project else new_project(self.rt.pack, dest,
                                                                                           req.project_id)
         project = Path(info.path)
