@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -34,6 +35,9 @@ def _script(calls: list[tuple[str, dict]]) -> Callable[[list[Msg]], list[TextBlo
         done = tool_results(messages)
         if done < len(calls):
             name, args = calls[done]
+            if args.get("session_id") == "$LAST":  # the newest session id any earlier result named
+                text = " ".join(str(b.output) for m in messages for b in m.get_content_blocks("tool_result"))
+                args = {**args, "session_id": re.findall(r"\[session (c\d+-[0-9a-f]+)\]", text)[-1]}
             return [ToolCallBlock(id=f"h{done}", name=name, input=json.dumps(args))]
         return [TextBlock(text="done")]
     return script
@@ -194,3 +198,25 @@ def test_sandbox_exec_gives_operators_the_same_isolation(kind: str, tmp_path: Pa
     run("/bin/sh", "-c", f"echo x > {tmp_path}/escaped")  # the sandbox's private /tmp
     assert not (tmp_path / "escaped").exists()
     assert run("/bin/sh", "-c", "exit 5").returncode == 5
+
+
+@pytest.mark.parametrize("kind", SANDBOXED)
+async def test_no_command_races_a_host_side_tool(kind: str, runtime, tmp_path: Path, docker_host: str | None) -> None:
+    """A command swapping a project file for a symlink to a host secret, in a loop, while the host-side Read runs
+    (a check-then-open race): host tools are refused while a session runs, and a finished command's background
+    processes are gone before they run (bubblewrap: the pid namespace dies; docker: every process but init is
+    killed)."""
+    skip_unless_kind(kind, docker_host)
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("HOST-SECRET-CONTENT")
+    project = tmp_path / "game"
+    swap = f"while true; do ln -sf {secret} race; rm -f race; echo safe > race; done"
+    reads = [("Read", {"file_path": str(project / "race")}) for _ in range(5)]
+    calls = [("Bash", {"command": swap, "wait_s": 0.5}), reads[0],
+             ("Bash", {"session_id": "$LAST", "interrupt": True}),
+             ("Bash", {"command": f"({swap}) >/dev/null 2>&1 & echo started", "wait_s": 2}), *reads]
+    results = await _hostile_run(runtime, tmp_path, kind, calls)
+    texts = [t for _, t in results]
+    assert "still running" in texts[1] and texts[1].startswith("Refused"), texts[1]
+    assert all("HOST-SECRET-CONTENT" not in t for t in texts), [t for t in texts if "HOST-SECRET-CONTENT" in t]
+    assert any("safe" in t for t in texts[4:]), texts[4:]  # the file as the finished command left it

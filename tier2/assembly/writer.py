@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentscope.agent import Agent, ModelConfig, ReActConfig
@@ -21,7 +21,7 @@ from tier2.prompts import render_prompt
 from tier2.sandbox import CommandSessions, Sandbox
 from tier2.settings.loader import Policy
 from tier2.tools import GameToolContext, ToolResults, make_file_tools, make_game_tools
-from tier2.tools.commands import make_command_tools
+from tier2.tools.commands import CommandQuiesceMiddleware, make_command_tools
 from tier2.validators import ValidationRunner
 from tier2.workspace import project_workspace
 
@@ -53,6 +53,15 @@ def writer_permissions(project: Path, sandboxed_bash: bool = False) -> Permissio
     deny = {} if sandboxed_bash else {"Bash": [PermissionRule(tool_name="Bash", rule_content=None,
                                                               behavior=PermissionBehavior.DENY, source="tier2")]}
     return PermissionContext(mode=PermissionMode.DONT_ASK, allow_rules=allow_rules, deny_rules=deny)
+
+
+def _with_quiesce(layers: RunLayers | None, commands: CommandSessions | None) -> RunLayers | None:
+    """With command sessions, host-side tools wait for a quiet sandbox: the quiesce layer goes just outside the path
+    guard (whose check must see files nothing in the sandbox can still change)."""
+    if commands is None:
+        return layers
+    lay = layers or RunLayers()
+    return replace(lay, checkpoint=[*lay.checkpoint, CommandQuiesceMiddleware(commands)])
 
 
 def _state(state_json: str | None, project: Path, bash: bool = False) -> AgentState:
@@ -91,7 +100,8 @@ async def build_writer(
     )
     agent = Agent(
         name="writer", system_prompt=system_prompt, model=model, toolkit=toolkit,
-        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False), layers, write_limit),
+        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False),
+                                      _with_quiesce(layers, commands), write_limit),
         state=_state(state_json, project, bash=commands is not None),
         offloader=workspace, react_config=ReActConfig(max_iters=policy.writer.max_iters),
         model_config=ModelConfig(fallback_model=fallback_model),  # the route's fallback (AgentScope's retry loop)

@@ -69,6 +69,11 @@ class Sandbox(ABC):
     async def close(self) -> None:  # noqa: B027
         """Stop everything the sandbox started."""
 
+    async def settle(self) -> None:  # noqa: B027
+        """Make sure no process a finished command left behind still runs in the sandbox (host-side tools then read
+        and write project files that nothing inside can change under them). bubblewrap needs nothing: a command's
+        pid namespace dies with it."""
+
     async def __aenter__(self) -> Sandbox:
         await self.start()
         return self

@@ -106,6 +106,19 @@ class CommandSessions:
                 await self.sandbox.kill(session.proc)
         return await self._report(session, wait_s if wait_s is not None else (0.5 if stdin or interrupt else None))
 
+    def live(self) -> list[str]:
+        """Ids of the sessions whose command is still running."""
+        return [sid for sid, s in self._sessions.items() if not s.done.is_set()]
+
+    async def stop_all(self) -> list[str]:
+        """Kill every running command (their logs stay pageable) and settle the sandbox; returns the ids."""
+        stopped = self.live()
+        for sid in stopped:
+            await self.sandbox.kill(self._sessions[sid].proc)
+            await self._sessions[sid].done.wait()
+        await self.sandbox.settle()
+        return stopped
+
     def page(self, sid: str, offset: int = 0, limit: int = 200) -> str:
         """Lines ``offset``..``offset+limit`` of a session's full log (0-based), with where to continue."""
         session = self._get(sid)

@@ -170,6 +170,7 @@ class DockerSandbox(Sandbox):
         self.engine = engine
         self.name = f"{spec.label}-{uuid.uuid4().hex[:12]}"
         self._lock = asyncio.Lock()
+        self._dirty = False  # a command ran since the last settle()
 
     def _mounts(self, project: bool = True) -> list[str]:
         args = ["-v", "/usr:/usr:ro"]
@@ -213,6 +214,25 @@ class DockerSandbox(Sandbox):
 
     async def close(self) -> None:
         await self._docker("rm", "-f", self.name)
+
+    async def settle(self) -> None:
+        """A command's background processes outlive it in a container (they are reparented to its init): kill every
+        process but init — `kill -9 -1` from inside — so nothing changes the project while a host tool works."""
+        if not self._dirty:
+            return
+        try:
+            code, _ = await asyncio.wait_for(self._docker("exec", self.name, "/bin/sh", "-c", "kill -9 -1; true"), 15)
+        except TimeoutError:
+            code = -1
+        if code not in (0, 137):  # 137: the shell itself got the signal, after it was sent to everyone else
+            await self._docker("rm", "-f", self.name)
+            await self.start()
+        self._dirty = False
+
+    async def spawn(self, argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
+                    stdin: bool = True) -> asyncio.subprocess.Process:
+        self._dirty = True
+        return await super().spawn(argv, env=env, cwd=cwd, stdin=stdin)
 
     async def _docker(self, *args: str) -> tuple[int, str]:
         proc = await asyncio.create_subprocess_exec(*self.engine.cli(*args), stdout=asyncio.subprocess.PIPE,

@@ -7,15 +7,17 @@ Only given when the run's workspace is a sandbox (``isolated`` or ``docker``): a
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from agentscope.message import TextBlock
+from agentscope.middleware import MiddlewareBase
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
-from agentscope.tool import ToolBase, ToolChunk
+from agentscope.tool import ToolBase, ToolChunk, ToolResponse
 
 from tier2.sandbox import CommandSessions, UnknownSession
 
-__all__ = ["BashTool", "BashLogTool", "make_command_tools"]
+__all__ = ["BashTool", "BashLogTool", "CommandQuiesceMiddleware", "HOST_SIDE_TOOLS", "make_command_tools"]
 
 
 def _chunk(text: str, ok: bool = True, **meta: Any) -> ToolChunk:
@@ -108,3 +110,39 @@ class BashLogTool(ToolBase):
 
 def make_command_tools(sessions: CommandSessions) -> list[ToolBase]:
     return [BashTool(sessions), BashLogTool(sessions)]
+
+
+#: tools that read or write project files from the host (or serve them to the browser): never while a command in
+#: the sandbox could change those files under them (e.g. swap a file for a symlink to a host path mid-call)
+HOST_SIDE_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep", "Build", "RunGame"})
+
+
+class CommandQuiesceMiddleware(MiddlewareBase):
+    """Host-side tools run only when no command runs in the sandbox: a call made while a command session is still
+    running is refused (the agent waits for it or interrupts it); otherwise the sandbox is settled first (no
+    process a finished command left behind). At the end of each writer reply every session is stopped, so the
+    run's own validation never races a command either."""
+
+    def __init__(self, sessions: CommandSessions, tools: frozenset[str] = HOST_SIDE_TOOLS) -> None:
+        self.sessions, self.tools = sessions, tools
+
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+        call = input_kwargs["tool_call"]
+        if call.name in self.tools:
+            live = self.sessions.live()
+            if live:
+                text = (f"Refused: command session(s) {', '.join(live)} still running in the sandbox; they could "
+                        f"change the project while {call.name} works. Wait for them (Bash with session_id) or "
+                        "interrupt them first.")
+                yield ToolResponse(content=[TextBlock(text=text)], state="error", id=call.id)
+                return
+            await self.sessions.sandbox.settle()
+        async for chunk in next_handler(**input_kwargs):
+            yield chunk
+
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+        try:
+            async for item in next_handler(**input_kwargs):
+                yield item
+        finally:
+            await self.sessions.stop_all()

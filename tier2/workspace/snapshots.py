@@ -51,38 +51,53 @@ class Manifest:
 
 def _walk(root: Path) -> list[tuple[str, os.stat_result]]:
     out: list[tuple[str, os.stat_result]] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(root, follow_symlinks=False):
         rel_dir = os.path.relpath(dirpath, root)
         if rel_dir == ".":
             dirnames[:] = [d for d in dirnames if d not in SNAPSHOT_EXCLUDES]
             filenames = [f for f in filenames if f not in SNAPSHOT_EXCLUDES]
         for name in dirnames[:]:  # a symlink to a directory is an entry, not a tree to enter
-            full = os.path.join(dirpath, name)
-            if os.path.islink(full):
+            if stat.S_ISLNK(os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode):
                 dirnames.remove(name)
                 filenames.append(name)
         for name in filenames:
-            full = os.path.join(dirpath, name)
             rel = os.path.normpath(os.path.join(rel_dir, name))
-            out.append((rel, os.lstat(full)))
+            out.append((rel, os.stat(name, dir_fd=dirfd, follow_symlinks=False)))
     return sorted(out)
 
 
 def scan(root: Path) -> tuple[Manifest, dict[str, bytes]]:
-    """The project's manifest and the bytes of its files by sha256 (other special files are skipped)."""
+    """The project's manifest and the bytes of its files by sha256 (other special files are skipped). Every
+    directory and file is opened relative to its parent's descriptor without following symlinks, so a process
+    swapping a directory for a symlink meanwhile cannot make the scan read outside the project."""
     entries: list[Entry] = []
     blobs: dict[str, bytes] = {}
-    for rel, st in _walk(root):
-        full = root / rel
-        if stat.S_ISLNK(st.st_mode):
-            entries.append(Entry(rel, link=os.readlink(full)))
-        elif stat.S_ISREG(st.st_mode):
-            with open(full, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as fh:
-                data = fh.read()
-            digest = hashlib.sha256(data).hexdigest()
-            blobs[digest] = data
-            entries.append(Entry(rel, digest, stat.S_IMODE(st.st_mode) & 0o755))
-    return Manifest(entries), blobs
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(root, follow_symlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        if rel_dir == ".":
+            dirnames[:] = [d for d in dirnames if d not in SNAPSHOT_EXCLUDES]
+            filenames = [f for f in filenames if f not in SNAPSHOT_EXCLUDES]
+        names = list(filenames)
+        for name in dirnames[:]:
+            if stat.S_ISLNK(os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode):
+                dirnames.remove(name)
+                names.append(name)
+        for name in names:
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            try:
+                st = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+                if stat.S_ISLNK(st.st_mode):
+                    entries.append(Entry(rel, link=os.readlink(name, dir_fd=dirfd)))
+                elif stat.S_ISREG(st.st_mode):
+                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dirfd)
+                    with os.fdopen(fd, "rb") as fh:
+                        data = fh.read()
+                    digest = hashlib.sha256(data).hexdigest()
+                    blobs[digest] = data
+                    entries.append(Entry(rel, digest, stat.S_IMODE(st.st_mode) & 0o755))
+            except OSError:
+                continue  # changed under the scan (a running command): the next write step's snapshot has it
+    return Manifest(sorted(entries, key=lambda e: e.path)), blobs
 
 
 def _safe_parent(root: Path, rel: str) -> Path:
