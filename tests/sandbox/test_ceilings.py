@@ -11,7 +11,7 @@ import pytest
 from tier2.errors import BadInput, SetupError
 from tier2.sandbox import resolve_workspace
 from tier2.settings.loader import REPO_ROOT, PolicyStore, load_security
-from tier2.settings.sandbox import SandboxConfig, SandboxLimits, SandboxPolicy
+from tier2.settings.sandbox import SandboxConfig, SandboxLimits, SandboxLimitsOverride, SandboxPolicy
 
 
 def test_the_shipped_config_allows_every_kind_without_network() -> None:
@@ -55,10 +55,12 @@ def test_a_run_cannot_ask_for_network() -> None:
 
 def test_limits_only_go_down() -> None:
     sec = SandboxConfig(limits=SandboxLimits(memory_mb=2048, pids=256))
-    policy = SandboxPolicy(limits=SandboxLimits(memory_mb=8192, pids=128))
+    policy = SandboxPolicy(limits=SandboxLimitsOverride(memory_mb=8192, pids=128))
     choice = resolve_workspace(sec, policy, {"kind": "local", "limits": {"memory_mb": 512, "pids": 4000}})
     assert choice.limits.memory_mb == 512 and choice.limits.pids == 128
     assert resolve_workspace(sec, policy, None).limits.memory_mb == 2048
+    high = SandboxConfig(limits=SandboxLimits(pids=2048))  # a field the policy leaves alone keeps the config's
+    assert resolve_workspace(high, SandboxPolicy(limits=SandboxLimitsOverride(memory_mb=512)), None).limits.pids == 2048
 
 
 def test_the_security_config_cannot_turn_network_on_or_pass_the_compiled_ceilings(tmp_path: Path) -> None:

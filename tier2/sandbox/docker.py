@@ -96,6 +96,8 @@ class DockerEngine:
         if not self._image_ok:
             if self._run("image", "inspect", self.config.image).returncode != 0:
                 self._import_image()
+            # stopped workspace containers a crashed process left (running ones belong to someone: untouched)
+            self._run("container", "prune", "-f", "--filter", "label=tier2.sandbox")
             self._image_ok = True
 
     def _start_daemon(self) -> None:
@@ -233,6 +235,10 @@ class DockerSandbox(Sandbox):
                     stdin: bool = True) -> asyncio.subprocess.Process:
         self._dirty = True
         return await super().spawn(argv, env=env, cwd=cwd, stdin=stdin)
+
+    def launcher(self, argv: list[str], env: dict[str, str], cwd: Path) -> list[str]:
+        self._dirty = True  # a build killed at its timeout may leave node running in the container
+        return super().launcher(argv, env, cwd)
 
     async def _docker(self, *args: str) -> tuple[int, str]:
         proc = await asyncio.create_subprocess_exec(*self.engine.cli(*args), stdout=asyncio.subprocess.PIPE,

@@ -17,7 +17,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["KINDS", "Kind", "SandboxConfig", "SandboxLimits", "SandboxPolicy", "CommandConfig", "DockerConfig",
+__all__ = ["KINDS", "Kind", "SandboxConfig", "SandboxLimits", "SandboxLimitsOverride", "SandboxPolicy",
+           "CommandConfig", "DockerConfig",
            "MEMORY_MB_CEILING", "PIDS_CEILING", "CPU_S_CEILING", "FILE_MB_CEILING", "NOFILE_CEILING"]
 
 Kind = Literal["local", "isolated", "docker"]
@@ -41,11 +42,24 @@ class SandboxLimits(BaseModel):
     file_mb: int = Field(default=512, ge=1, le=FILE_MB_CEILING)  # RLIMIT_FSIZE: the largest file a command writes
     nofile: int = Field(default=1024, ge=64, le=NOFILE_CEILING)  # RLIMIT_NOFILE
 
-    def lowered(self, other: SandboxLimits | None) -> SandboxLimits:
-        """The field-wise minimum with ``other`` (hot policy / run options never raise a limit)."""
+    def lowered(self, other: SandboxLimits | SandboxLimitsOverride | None) -> SandboxLimits:
+        """The field-wise minimum with ``other``'s set fields (hot policy / run options never raise a limit)."""
         if other is None:
             return self
-        return SandboxLimits(**{k: min(getattr(self, k), getattr(other, k)) for k in type(self).model_fields})
+        return SandboxLimits(**{k: min(getattr(self, k), v) if (v := getattr(other, k)) is not None
+                                else getattr(self, k) for k in type(self).model_fields})
+
+
+class SandboxLimitsOverride(BaseModel):
+    """Hot policy ``sandbox.limits``: only the fields it names, each only lowering the security config's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    memory_mb: int | None = Field(default=None, ge=64)
+    pids: int | None = Field(default=None, ge=16)
+    cpus: float | None = Field(default=None, gt=0)
+    cpu_s: int | None = Field(default=None, ge=1)
+    file_mb: int | None = Field(default=None, ge=1)
+    nofile: int | None = Field(default=None, ge=64)
 
 
 class CommandConfig(BaseModel):
@@ -94,4 +108,4 @@ class SandboxPolicy(BaseModel):
     allowed_kinds: list[Kind] | None = None
     default_kind: Kind | None = None
     network: bool = False  # asking for network is refused: the security ceiling is always false
-    limits: SandboxLimits | None = None
+    limits: SandboxLimitsOverride | None = None
