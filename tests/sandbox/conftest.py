@@ -26,6 +26,8 @@ from tier2.workspace import new_project
 
 KINDS = ["local", "isolated", "docker"]
 _DOCKER_SKIP: dict[str, str] = {}
+#: the host's network state before this session's Docker daemon started (it must be the same after)
+HOST_NET: dict[str, str] = {}
 SANDBOXED = ["isolated", "docker"]
 
 
@@ -36,6 +38,8 @@ def docker_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str | None
         yield None
         return
     configured = os.environ.get("TIER2_DOCKER_HOST")
+    HOST_NET["ip_forward"] = Path("/proc/sys/net/ipv4/ip_forward").read_text().strip()
+    HOST_NET["docker0"] = str(Path("/sys/class/net/docker0").exists())
     engine = DockerEngine(tmp_path_factory.mktemp("docker"), DockerConfig(host=configured))
     try:
         engine.ensure()

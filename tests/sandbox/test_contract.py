@@ -103,3 +103,45 @@ async def test_command_sessions_slice_stdin_interrupt_exit_and_full_log(sandbox:
         assert rest.output.count("tick1") + ticker.output.count("tick1") == 1
     finally:
         await sessions.close()
+
+
+def test_the_private_docker_daemon_never_touches_the_host_network(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """dockerd's defaults add a bridge, NAT rules and ip_forward: tier2 always passes the flags that turn them off,
+    with its own data root, exec root, pidfile and socket."""
+    import subprocess as sp
+
+    from tier2.sandbox.docker import SAFE_DAEMON_FLAGS, DockerEngine
+    from tier2.settings.sandbox import DockerConfig
+
+    seen: list[list[str]] = []
+
+    class FakePopen:
+        def __init__(self, argv: list[str], **_: object) -> None:
+            seen.append(argv)
+            self.returncode = 1
+
+        def poll(self) -> int:
+            return 1
+
+    monkeypatch.setattr(sp, "Popen", FakePopen)
+    monkeypatch.delenv("TIER2_DOCKER_HOST", raising=False)
+    engine = DockerEngine(tmp_path / "d", DockerConfig())
+    monkeypatch.setattr(engine, "answers", lambda: False)
+    with pytest.raises(Exception, match="dockerd exited"):
+        engine.ensure()
+    argv = seen[0]
+    assert all(flag in argv for flag in SAFE_DAEMON_FLAGS)
+    assert set(SAFE_DAEMON_FLAGS) == {"--bridge=none", "--iptables=false", "--ip-forward=false", "--ip-masq=false"}
+    for opt, path in (("--data-root", "data"), ("--exec-root", "exec"), ("--pidfile", "run/dockerd.pid")):
+        assert argv[argv.index(opt) + 1] == str(tmp_path / "d" / path)
+    assert argv[argv.index("-H") + 1] == f"unix://{tmp_path / 'd' / 'run' / 'docker.sock'}"
+
+
+def test_docker_left_no_bridge_and_no_forwarding(docker_host: str | None) -> None:
+    from tests.sandbox.conftest import HOST_NET
+
+    if docker_host is None or not HOST_NET:
+        pytest.skip("docker: no daemon started in this session")
+    assert str(Path("/sys/class/net/docker0").exists()) == HOST_NET["docker0"]
+    assert Path("/proc/sys/net/ipv4/ip_forward").read_text().strip() == HOST_NET["ip_forward"]
