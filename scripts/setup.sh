@@ -12,11 +12,28 @@ command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 $PY -c "import venv, ensurepip" >/dev/null 2>&1 || need_apt+=(python3-venv)
+# workspace kinds (README "Workspace kinds"): bubblewrap for `isolated`, the Docker engine for `docker`.
+# apt does not start dockerd here; tier2 starts a private one itself, never with the host-network defaults.
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+command -v prlimit >/dev/null 2>&1 || need_apt+=(util-linux)
+if [ "${TIER2_SKIP_DOCKER:-0}" != 1 ]; then
+  command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} (apt)" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  # never let a package start its daemon during the install (docker.io's would set up a bridge, NAT rules and
+  # ip_forward on the host): the standard policy-rc.d guard, only for this install and only if none is set
+  guard=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null && $SUDO chmod +x /usr/sbin/policy-rc.d
+    guard=1
+  fi
+  status=0
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null || status=$?
+  if [ -n "$guard" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+  [ "$status" -eq 0 ] || exit "$status"
 fi
 
 if [ ! -x .venv/bin/python ]; then

@@ -79,8 +79,9 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
     cont = Path(args.continue_dir).resolve() if getattr(args, "continue_dir", None) else None
     async with open_runtime(settings, redis_url) as rt:
         out = Path(args.out).resolve() if args.out else None
+        options = {**_budget_options(args), **({"workspace": args.workspace} if args.workspace else {})}
         outcome = await execute_run(rt, RunRequest(brief=brief, out_dir=out, model=args.model,
-                                                   options=_budget_options(args), existing_project=cont,
+                                                   options=options, existing_project=cont,
                                                    pause_after="design" if args.design_only else None),
                                     sink=_Progress(args.quiet))
     d = outcome.delivery
@@ -131,6 +132,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from tier2.runs import validate_brief
 
     validate_brief(brief, load_security(settings.config_dir).brief)  # fail before starting anything
+    if args.workspace:  # a kind the ceilings forbid is a usage error (exit 2), before anything starts
+        from tier2.runs.sandboxing import choose_workspace
+        from tier2.settings.loader import PolicyStore
+
+        choose_workspace(load_security(settings.config_dir), PolicyStore(settings.config_dir).snapshot(),
+                         {"workspace": args.workspace})
     return _with_redis(settings, lambda url: asyncio.run(_generate(settings, url, args, brief)))
 
 
@@ -180,6 +187,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
         return 0
 
     return _with_redis(settings, lambda url: asyncio.run(run(url)))
+
+
+def cmd_sandbox(args: argparse.Namespace) -> int:
+    from tier2.sandbox.operator import exec_in_project
+
+    argv = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    return exec_in_project(Settings(), args.project, argv, args.workspace)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -265,7 +279,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop after the design phase (docs/design/, design/spec.json); exit 0 when the design is valid")
     g.add_argument("--continue", dest="continue_dir", metavar="DIR",
                    help="continue a project whose run paused after design (re-reads the edited design/spec.json)")
+    g.add_argument("--workspace", choices=["local", "isolated", "docker"],
+                   help="workspace kind (default and allowed kinds: [sandbox] in config/security)")
     g.set_defaults(fn=cmd_generate)
+    x = sub.add_parser("sandbox", help="operate on a project's workspace sandbox")
+    xs = x.add_subparsers(dest="sandbox_command", required=True)
+    xe = xs.add_parser("exec", help="run a command in a project's workspace with the isolation the agent gets")
+    xe.add_argument("--workspace", choices=["local", "isolated", "docker"], help="workspace kind (default: config)")
+    xe.add_argument("project", help="project directory, or a project id under workspaces/projects")
+    xe.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
+    xe.set_defaults(fn=cmd_sandbox)
     s = sub.add_parser("serve", help="run the HTTP service (AgentScope create_app + tier2 routes)")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)

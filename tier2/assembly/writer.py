@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentscope.agent import Agent, ModelConfig, ReActConfig
@@ -18,15 +18,17 @@ from tier2.middleware import RunLayers, build_middlewares
 from tier2.middleware.path_guard import MAX_WRITE_BYTES
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
+from tier2.sandbox import CommandSessions, Sandbox
 from tier2.settings.loader import Policy
 from tier2.tools import GameToolContext, ToolResults, make_file_tools, make_game_tools
+from tier2.tools.commands import CommandQuiesceMiddleware, make_command_tools
 from tier2.validators import ValidationRunner
 from tier2.workspace import project_workspace
 
 __all__ = ["WriterHandle", "build_writer", "writer_permissions", "WRITER_FILE_TOOLS"]
 
-#: AgentScope workspace tools the writer gets (Glob and Grep are tier2's, `tier2.tools.files`); Bash is withheld
-#: until isolated workspaces exist.
+#: AgentScope workspace tools the writer gets (Glob and Grep are tier2's, `tier2.tools.files`). AgentScope's Bash
+#: (on the host) is never given: in a sandboxed workspace the writer gets tier2's Bash (`tier2.tools.commands`).
 WRITER_FILE_TOOLS = frozenset({"Read", "Write", "Edit"})
 
 
@@ -37,8 +39,9 @@ class WriterHandle:
     tools: GameToolContext
 
 
-def writer_permissions(project: Path) -> PermissionContext:
-    """Unattended (DONT_ASK) mode: file tools allowed inside the project, Bash denied, everything else denied."""
+def writer_permissions(project: Path, sandboxed_bash: bool = False) -> PermissionContext:
+    """Unattended (DONT_ASK) mode: file tools allowed inside the project, Bash denied unless it is tier2's
+    sandboxed Bash (``sandboxed_bash``: the run's workspace is ``isolated``/``docker``), everything else denied."""
     root = str(project.resolve())
 
     def allow(tool: str, content: str | None) -> PermissionRule:
@@ -47,17 +50,26 @@ def writer_permissions(project: Path) -> PermissionContext:
 
     # the rules are fnmatch globs ("*" also matches "/" and ".."): the path guard is what really confines paths
     allow_rules = {t: [allow(t, os.path.join(root, "*"))] for t in ("Read", "Write", "Edit")}
-    deny = {"Bash": [PermissionRule(tool_name="Bash", rule_content=None, behavior=PermissionBehavior.DENY,
-                                    source="tier2")]}
+    deny = {} if sandboxed_bash else {"Bash": [PermissionRule(tool_name="Bash", rule_content=None,
+                                                              behavior=PermissionBehavior.DENY, source="tier2")]}
     return PermissionContext(mode=PermissionMode.DONT_ASK, allow_rules=allow_rules, deny_rules=deny)
 
 
-def _state(state_json: str | None, project: Path) -> AgentState:
+def _with_quiesce(layers: RunLayers | None, commands: CommandSessions | None) -> RunLayers | None:
+    """With command sessions, host-side tools wait for a quiet sandbox: the quiesce layer goes just outside the path
+    guard (whose check must see files nothing in the sandbox can still change)."""
+    if commands is None:
+        return layers
+    lay = layers or RunLayers()
+    return replace(lay, checkpoint=[*lay.checkpoint, CommandQuiesceMiddleware(commands)])
+
+
+def _state(state_json: str | None, project: Path, bash: bool = False) -> AgentState:
     """A fresh state, or the thread's previous one (its conversation) with this run's permissions."""
     if not state_json:
-        return AgentState(permission_context=writer_permissions(project))
+        return AgentState(permission_context=writer_permissions(project, bash))
     state = AgentState.model_validate_json(state_json)
-    state.permission_context = writer_permissions(project)
+    state.permission_context = writer_permissions(project, bash)
     return state
 
 
@@ -66,17 +78,21 @@ async def build_writer(
     runner: ValidationRunner, reports_dir: Path, cancelled: Callable[[], bool] | None = None,
     state_json: str | None = None, layers: RunLayers | None = None, fallback_model: ChatModelBase | None = None,
     home: Path | None = None, write_limit: int = MAX_WRITE_BYTES, results: ToolResults | None = None,
+    sandbox: Sandbox | None = None, commands: CommandSessions | None = None,
 ) -> WriterHandle:
     """``home``: the AgentScope workspace's own directory (MCP config, skills index, offloaded context) — outside
-    the project; by default a hidden sibling of it."""
+    the project; by default a hidden sibling of it. ``sandbox``: the run's workspace kind (builds run inside it
+    unless it is ``local``); ``commands``: the writer's command sessions in it (gives the writer Bash)."""
     home = home or project.parent / f".{project.name}.agent"
     workspace = project_workspace(project_id, project, home, pack.skill_dirs)
     await workspace.initialize()
     tool_ctx = GameToolContext(project=project, pack=pack, runner=runner, reports_dir=reports_dir,
                                build_timeout_s=policy.timeouts.build_s,
-                               results=results if results is not None else ToolResults())
+                               results=results if results is not None else ToolResults(),
+                               launcher=sandbox.launcher if sandbox is not None and sandbox.kind != "local" else None)
     file_tools = [t for t in await workspace.list_tools() if t.name in WRITER_FILE_TOOLS]
-    toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx),
+    command_tools = make_command_tools(commands) if commands is not None else []
+    toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + command_tools,
                       skills_or_loaders=await workspace.list_skills())
     system_prompt = render_prompt(
         "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,
@@ -84,8 +100,9 @@ async def build_writer(
     )
     agent = Agent(
         name="writer", system_prompt=system_prompt, model=model, toolkit=toolkit,
-        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False), layers, write_limit),
-        state=_state(state_json, project),
+        middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False),
+                                      _with_quiesce(layers, commands), write_limit),
+        state=_state(state_json, project, bash=commands is not None),
         offloader=workspace, react_config=ReActConfig(max_iters=policy.writer.max_iters),
         model_config=ModelConfig(fallback_model=fallback_model),  # the route's fallback (AgentScope's retry loop)
     )

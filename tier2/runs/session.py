@@ -33,6 +33,7 @@ from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
 from tier2.runs.progress import EventMapper, Usage
 from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
 from tier2.runs.runtime import Runtime
+from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta, open_run_workspace
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
 from tier2.store.records import DeliverySummary
@@ -111,6 +112,7 @@ class RunSession:
         self.last_check: Check | None = None
         #: the design phase's outcome (spec, plan, goal): L2 gates, the completion map and the plan in the delivery
         self.design: Any = None  # tier2.runs.design_phase.DesignOutcome (Any: that module imports this one)
+        self.workspace: RunWorkspace | None = None  # the workspace kind's sandbox, command sessions, browser
 
     # --- bookkeeping -------------------------------------------------------------------------------------------
 
@@ -150,6 +152,8 @@ class RunSession:
         """Create (or reopen) the project, write the running record and announce the run (and the attempt)."""
         req, run_id, route = self.req, self.run_id, self.route
         dest = req.out_dir or (self.rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
+        if req.existing_project and req.resume is not None:  # its directory may have been lost with the sandbox
+            ensure_project_meta(req.existing_project, req.project_id, self.rt.pack.ref)
         info = read_project(req.existing_project) if req.existing_project else new_project(self.rt.pack, dest,
                                                                                           req.project_id)
         project = Path(info.path)
@@ -185,12 +189,19 @@ class RunSession:
             run_id=self.run_id, agent="writer", policy=self.policy, route_name=self.route_name, route=self.route,
             runtime=self.rt, options=dict(self.req.options), fence=self.fence,
             progress=lambda: {"round": self.round, "usage": asdict(self.mapper.usage), "step": self.mapper.step}))
-        runner = self.runner = ValidationRunner(self.rt.pool, self.rt.pack, self.policy)
+        ws = self.workspace = await open_run_workspace(self.rt, self.run_id, self.policy, dict(self.req.options),
+                                                       opened.project, opened.project_id)
+        if layers.checkpoint:  # inside the checkpoint layer: each write step's checkpoint names its snapshot
+            layers.checkpoint = [*layers.checkpoint, ws.middleware()]
+        runner = self.runner = ValidationRunner(ws.pool or self.rt.pool, self.rt.pack, self.policy)
+        runner.launcher = ws.launcher
         runner.spend_guard = spend_guard_of(layers.budget)  # the ledger's report goes into the delivery
         runner.l3_scorer = l3_scorer(self.policy, rt=self.rt, run_id=self.run_id, options=dict(self.req.options),
                                      cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
         results = ToolResults()
         resume = self.req.resume
+        if resume is not None:  # files and conversation agree: the files of the checkpoint this attempt resumes
+            await ws.restore(resume.state_json)
         handle = await build_writer(
             project_id=opened.project_id, project=opened.project, pack=self.rt.pack, policy=self.policy,
             model=self.model, runner=runner, reports_dir=self._reports(opened),
@@ -198,7 +209,9 @@ class RunSession:
             state_json=resume.state_json if resume else self.req.initial_state, layers=layers,
             fallback_model=self.fallback, results=results,
             home=workspace_home(self.rt.settings.workspaces, opened.project_id),
-            write_limit=self.rt.security.tools.max_write_bytes)
+            write_limit=self.rt.security.tools.max_write_bytes, sandbox=ws.sandbox, commands=ws.commands)
+        if resume is None and layers.checkpoint:
+            await ws.baseline(handle.agent)
         self.writer = WriterSetup(handle=handle, runner=runner, results=results)
         self.mark("setup_done")
         return self.writer
@@ -344,6 +357,8 @@ class RunSession:
             log.exception("run %s crashed", self.run_id)
             verdict = self._with_last_check("failed", f"{type(exc).__name__}: {str(exc)[:500]}")
         finally:
+            if self.workspace is not None:
+                await asyncio.shield(self.workspace.close())
             if not abandon:
                 outcome = await self.deliver(opened, verdict)
                 if self.writer is not None:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from tier2.errors import Conflict, NotFound
 from tier2.runs.request import new_run_id, validate_brief
 from tier2.runs.runtime import Runtime
+from tier2.runs.sandboxing import choose_workspace
 from tier2.runs.tenancy import admit_run, refusal
 from tier2.settings.loader import BudgetOverride
 from tier2.workspace.projects import project_id_for
@@ -42,16 +43,24 @@ class RunSubmission:
     idempotency_key: str | None = None
     #: stop after this phase (``"design"``): the design can be read and edited, then continued in the thread
     pause_after: Literal["design"] | None = None
+    #: workspace kind (``local``/``isolated``/``docker``) within the security ceiling and the hot policy
+    workspace: Literal["local", "isolated", "docker"] | None = None
 
     def options(self) -> dict[str, Any]:
-        """Per-run options handed to the run's governance layers (its own budget, unset fields left out)."""
-        return {"budget": self.budget.model_dump(exclude_none=True)} if self.budget is not None else {}
+        """Per-run options handed to the run's governance layers (its own budget, its workspace kind; unset fields
+        left out)."""
+        out: dict[str, Any] = {}
+        if self.budget is not None:
+            out["budget"] = self.budget.model_dump(exclude_none=True)
+        if self.workspace is not None:
+            out["workspace"] = self.workspace
+        return out
 
     def fingerprint(self) -> str:
         """sha256 of the request (what a replay must match); the same form as the request body's JSON."""
         body = {"brief": self.brief, "model": self.model, "project_id": self.project_id,
                 "thread_id": self.thread_id, "budget": self.budget.model_dump() if self.budget is not None else None,
-                "pause_after": self.pause_after}
+                "pause_after": self.pause_after, **({"workspace": self.workspace} if self.workspace else {})}
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
@@ -78,6 +87,7 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
     policy = rt.policies.snapshot()
     policy.route(sub.model)  # an unknown route: ModelRouteError
     admitted = admit_run(rt.security, policy, sub.tenant, sub.model, sub.budget)
+    choose_workspace(rt.security, policy, sub.options())  # a kind above the ceiling: BadInput (422)
     run_id = new_run_id()
     source_dir: str | None = None
     continues = False

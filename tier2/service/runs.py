@@ -65,7 +65,8 @@ async def create_run(body: RunCreate, response: Response, rt: RuntimeDep, tenant
     the same key with a different body is a 409. The run record is durable before this returns."""
     result = await submit_run(rt, RunSubmission(
         tenant=tenant, brief=body.brief, model=body.model, project_id=body.project_id, thread_id=body.thread_id,
-        budget=body.budget, idempotency_key=idempotency_key, pause_after=body.pause_after))
+        budget=body.budget, idempotency_key=idempotency_key, pause_after=body.pause_after,
+        workspace=body.workspace))
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     run = result.run

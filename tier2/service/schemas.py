@@ -53,6 +53,9 @@ class RunCreate(BaseModel):
     pause_after: Literal["design"] | None = Field(
         default=None, description="Stop after this phase: the run ends `stopped` (paused after design) with "
         "docs/design/ and design/spec.json written; continue with a follow-up in the thread")
+    workspace: Literal["local", "isolated", "docker"] | None = Field(
+        default=None, description="Workspace kind; only kinds the security config allows (`[sandbox]`), default "
+        "from the hot policy")
 
 
 class ProjectImport(BaseModel):

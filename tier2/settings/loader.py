@@ -22,6 +22,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from tier2.errors import SetupError
 from tier2.settings.agents import check_routing, fallback_chain, resolve_role
+from tier2.settings.sandbox import SandboxConfig, SandboxPolicy
 from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING, TenantsConfig
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -110,6 +111,7 @@ class SecurityConfig(BaseModel):
     tools: ToolsConfig = ToolsConfig()
     secrets: SecretsConfig = SecretsConfig()
     tenants: TenantsConfig = TenantsConfig()
+    sandbox: SandboxConfig = SandboxConfig()  # workspace kinds + ceilings (tier2.settings.sandbox)
     allowed_packs: list[str] = ["phaser"]
     source_hash: str = ""
 
@@ -251,6 +253,7 @@ class Policy(BaseModel):
     budget: BudgetPolicy = BudgetPolicy()
     #: agent role -> model route (`tier2.settings.agents`); a role without an entry uses ``default_model``
     agents: dict[str, str] = {}
+    sandbox: SandboxPolicy = SandboxPolicy()  # may only lower the security config's [sandbox]
     source_hash: str = ""
 
     @model_validator(mode="after")

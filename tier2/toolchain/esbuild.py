@@ -16,16 +16,21 @@ import re
 import shutil
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from tier2.errors import ToolchainMissing
 from tier2.packs import BuildProfile, Pack
 
-__all__ = ["BuildError", "BuildResult", "build_options", "copy_inside", "parse_diagnostics", "project_file",
+__all__ = ["BuildError", "BuildResult", "Launcher", "build_options", "copy_inside", "parse_diagnostics", "project_file",
            "run_build", "run_esbuild", "sha256_file"]
 
 _RUNNER = Path(__file__).with_name("confined_build.mjs")
+
+#: Runs a command somewhere else (a workspace sandbox): (argv, environment, working directory) → the host argv
+#: that runs it there with that environment. None: on the host, as before.
+Launcher = Callable[[list[str], dict[str, str], Path], list[str]]
 
 # "✘ [ERROR] Expected ";" but found "{"\n\n    src/scenes/Play.js:25:22:"
 _DIAG = re.compile(r"\[(ERROR|WARNING)\]\s+(?P<msg>.+?)\n\s*\n\s+(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+):", re.S)
@@ -93,6 +98,7 @@ def build_options(profile: BuildProfile) -> dict[str, object]:
 
 async def run_esbuild(
     pack: Pack, project: Path, options: dict[str, object], out_root: Path, timeout_s: float, started: float,
+    launcher: Launcher | None = None,
 ) -> tuple[BuildResult | None, str, list[BuildError]]:
     """Bundle ``project`` with ``options`` through the confined runner (``confined_build.mjs``), with a timeout.
 
@@ -101,9 +107,12 @@ async def run_esbuild(
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NODE_PATH": str(pack.node_modules)}
     request = {"esbuild": str(pack.node_modules / "esbuild"), "project": str(project),
                "packages": [str(pack.node_modules)], "outRoot": str(out_root), "options": options}
+    argv = ["node", str(_RUNNER)]
+    if launcher is not None:  # inside the workspace's sandbox, with exactly this environment
+        argv, env = launcher(argv, {"NODE_PATH": env["NODE_PATH"]}, project), {"PATH": env["PATH"]}
     try:
         proc = await asyncio.create_subprocess_exec(
-            "node", str(_RUNNER), cwd=project, env=env, stdin=asyncio.subprocess.PIPE,
+            *argv, cwd=project, env=env, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         raise ToolchainMissing(f"cannot run node for esbuild: {exc}") from exc
@@ -145,8 +154,10 @@ def copy_inside(src: Path, dst: Path, root: Path) -> None:
         shutil.copyfileobj(fin, fout)
 
 
-async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0) -> BuildResult:
-    """Bundle ``project`` into ``dist/`` (bundle + index.html). Never raises for build errors."""
+async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0,
+                    launcher: Launcher | None = None) -> BuildResult:
+    """Bundle ``project`` into ``dist/`` (bundle + index.html). Never raises for build errors. ``launcher``: run
+    esbuild inside the workspace's sandbox (`tier2.sandbox.Sandbox.launcher`)."""
     pack.check_toolchain()
     profile = pack.manifest.build
     started = time.monotonic()
@@ -155,7 +166,8 @@ async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0) -> Build
     for rel in (profile.entry, profile.html):
         if ((project / rel).exists() or (project / rel).is_symlink()) and project_file(project, rel) is None:
             return BuildResult(ok=False, errors=[BuildError(f"{rel} is a symlink or leaves the project")])
-    failed, log, warnings = await run_esbuild(pack, project, build_options(profile), project, timeout_s, started)
+    failed, log, warnings = await run_esbuild(pack, project, build_options(profile), project, timeout_s, started,
+                                              launcher)
     if failed is not None:
         return failed
     duration = int((time.monotonic() - started) * 1000)

@@ -12,6 +12,7 @@ from agentscope.tool import ToolBase, ToolChunk
 
 from tier2.packs import Pack
 from tier2.toolchain import run_build
+from tier2.toolchain.esbuild import Launcher
 from tier2.tools.results import BuildRecord, CheckRecord, ToolResults
 from tier2.validators import ValidationRunner
 from tier2.workspace import snapshot
@@ -31,6 +32,8 @@ class GameToolContext:
     build_timeout_s: float = 60.0
     results: ToolResults = field(default_factory=ToolResults)
     runs: int = 0
+    #: the workspace sandbox's launcher: builds run inside it (None: on the host)
+    launcher: Launcher | None = None
 
 
 def _allow(name: str) -> PermissionDecision:
@@ -55,7 +58,8 @@ class BuildTool(ToolBase):
         return _allow(self.name)
 
     async def call(self, **_: Any) -> ToolChunk:
-        result = await run_build(self.ctx.pack, self.ctx.project, timeout_s=self.ctx.build_timeout_s)
+        result = await run_build(self.ctx.pack, self.ctx.project, timeout_s=self.ctx.build_timeout_s,
+                                 launcher=self.ctx.launcher)
         self.ctx.results.add(BuildRecord(result))
         if result.ok:
             text = f"BUILD OK in {result.duration_ms} ms: {result.bundle_path} ({result.bundle_bytes} bytes)."

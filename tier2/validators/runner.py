@@ -22,6 +22,7 @@ from tier2.settings.loader import Policy
 from tier2.store.spend import SpendGuard
 from tier2.telemetry import annotate_validation, traced
 from tier2.toolchain import BuildResult, run_build
+from tier2.toolchain.esbuild import Launcher
 from tier2.validators.base import Finding, ProbeMode, ValidationResult
 from tier2.validators.data import check_tier2_tables
 from tier2.validators.l1.runtime_gates import RUNTIME_GATES
@@ -111,6 +112,8 @@ class ValidationRunner:
     #: the run's validated design spec and goal text (set by the design phase): L2 conformance gates run on it
     design_spec: dict[str, Any] | None = None
     design_goal: str = ""
+    #: where project builds run (the run's workspace sandbox, `tier2.sandbox`); None = on the host
+    launcher: Launcher | None = None
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
@@ -121,7 +124,8 @@ class ValidationRunner:
         """A tier2 project (contract mode); builds unless a fresh ``build`` is given. With a ``brief``, the L3
         visual score runs too (recorded, never blocking)."""
         if build is None:
-            build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s)
+            build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s,
+                                    launcher=self.launcher)
         target = Target(str(project), SERVED_ORIGIN + "dist/index.html", project, project, build, True)
         return await self._validate(target, out_dir, "contract", brief)
 

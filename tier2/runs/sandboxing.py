@@ -1,0 +1,111 @@
+"""A run's workspace kind: its sandbox, the writer's command sessions, the browser that runs inside it, and the
+project snapshots that let a new attempt get back exactly the files of the checkpoint it resumes from."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tier2.browser import BrowserPool
+from tier2.middleware.snapshots import SNAPSHOT_KEY, SnapshotMiddleware, restore_snapshot, snapshot_of, take_snapshot
+from tier2.sandbox import CommandSessions, Sandbox, WorkspaceChoice, make_sandbox, resolve_workspace
+from tier2.settings.loader import Policy, SecurityConfig
+from tier2.store.snapshots import SnapshotStore
+from tier2.toolchain.esbuild import Launcher
+from tier2.workspace import workspace_home
+
+__all__ = ["RunWorkspace", "choose_workspace", "open_run_workspace", "sandbox_for_project"]
+
+log = logging.getLogger(__name__)
+
+
+def choose_workspace(security: SecurityConfig, policy: Policy, options: dict[str, Any]) -> WorkspaceChoice:
+    """The run's kind and limits: its ``workspace`` option within the hot policy within the security ceiling."""
+    return resolve_workspace(security.sandbox, policy.sandbox, options.get("workspace"))
+
+
+def sandbox_for_project(rt: Any, project: Path, project_id: str, choice: WorkspaceChoice,
+                        label: str = "tier2") -> Sandbox:
+    """The sandbox of ``project`` for ``choice`` (what the writer's commands, builds and browser get)."""
+    home = workspace_home(rt.settings.workspaces, project_id)
+    return make_sandbox(choice.kind, project, home, read_only=[rt.pack.node_modules, *rt.pack.skill_dirs],
+                        limits=choice.limits, workspaces=rt.settings.workspaces, docker=rt.security.sandbox.docker,
+                        label=label)
+
+
+@dataclass
+class RunWorkspace:
+    choice: WorkspaceChoice
+    sandbox: Sandbox
+    project: Path
+    run_id: str
+    snapshots: SnapshotStore
+    commands: CommandSessions | None = None
+    pool: BrowserPool | None = None  # the run's own browser inside the sandbox (None: the process's shared one)
+    restored: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def launcher(self) -> Launcher | None:
+        return self.sandbox.launcher if self.choice.kind != "local" else None
+
+    def middleware(self) -> SnapshotMiddleware:
+        return SnapshotMiddleware(self.snapshots, self.project, self.run_id)
+
+    async def restore(self, state_json: str | None) -> str | None:
+        """A resumed attempt: put the project back to the snapshot of the checkpoint it resumes from (a lost
+        sandbox or project loses nothing the conversation knows about)."""
+        sid = snapshot_of(state_json)
+        if sid is None:
+            return None
+        changed = await restore_snapshot(self.snapshots, self.project, sid)
+        self.restored = {"snapshot": sid, "changed": changed}
+        log.info("run %s: project restored to snapshot %s (%d entries changed)", self.run_id, sid, changed)
+        return sid
+
+    async def baseline(self, agent: Any) -> str:
+        """A fresh attempt: snapshot the starting files, so even the first checkpoint names its files."""
+        sid = await take_snapshot(self.snapshots, self.project)
+        agent.state.middle_context[SNAPSHOT_KEY] = sid
+        return sid
+
+    async def close(self) -> None:
+        if self.commands is not None:
+            with contextlib.suppress(Exception):
+                await self.commands.close()
+        if self.pool is not None:
+            with contextlib.suppress(Exception):
+                await self.pool.close()
+        with contextlib.suppress(Exception):
+            await self.sandbox.close()
+
+
+async def open_run_workspace(rt: Any, run_id: str, policy: Policy, options: dict[str, Any], project: Path,
+                             project_id: str) -> RunWorkspace:
+    choice = choose_workspace(rt.security, policy, options)
+    sandbox = sandbox_for_project(rt, project, project_id, choice, label=f"tier2-{run_id[:18]}")
+    await sandbox.start()
+    commands = pool = None
+    if choice.kind != "local":  # the writer's Bash and the browser live inside the sandbox
+        home = workspace_home(rt.settings.workspaces, project_id)
+        commands = CommandSessions(sandbox, home / "commands" / run_id, rt.security.sandbox.commands)
+        pool = BrowserPool(sandbox.chromium(rt.pool.executable), list(rt.security.browser.args))
+    return RunWorkspace(choice, sandbox, project.resolve(), run_id, SnapshotStore(rt.store.r, rt.store.keys),
+                        commands, pool)
+
+
+
+def ensure_project_meta(project: Path, project_id: str | None, pack_ref: str) -> None:
+    """A resumed attempt on a project whose directory was lost (an uploaded project, kept at its own path): put
+    back its ``.tier2/project.json`` so the run can reopen it; the files come back from the checkpoint's snapshot."""
+    import json
+    import time
+
+    meta = project / ".tier2" / "project.json"
+    if meta.exists() or not project_id:
+        return
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"project_id": project_id, "path": str(project), "pack": pack_ref,
+                                "created_at": time.time()}, indent=2))

@@ -1,0 +1,184 @@
+"""Command sessions (seed 000 §2.5): the writer's shell commands, run inside the sandbox.
+
+A command runs for at most one *time slice*; if it has not finished by then, the call returns a **session id** and
+the command keeps running. Later calls on that id read the output that arrived since the last read, write to its
+stdin, or interrupt it; the exit code is reported once it ends. What a call shows is bounded (head + tail around a
+``[... truncated ...]`` marker); the **full log** is kept outside the project (the agent home) and paged with
+`CommandSessions.page`. A sandbox that was lost (a resumed attempt) starts with no sessions: a stale id says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tier2.sandbox.base import Sandbox
+from tier2.settings.sandbox import CommandConfig
+
+__all__ = ["CommandReport", "CommandSessions", "UnknownSession"]
+
+
+class UnknownSession(KeyError):
+    """A session id this sandbox does not know (never started, or lost with an earlier sandbox)."""
+
+
+@dataclass
+class CommandReport:
+    session_id: str
+    command: str
+    output: str
+    running: bool
+    exit_code: int | None
+    elapsed_ms: int
+    truncated: int = 0  # characters left out of ``output`` (they are in the log)
+    log_chars: int = 0
+
+    def text(self) -> str:
+        head = f"$ {self.command}  [session {self.session_id}]"
+        body = self.output if self.output else "(no new output)"
+        if self.running:
+            tail = (f"[still running after {self.elapsed_ms / 1000:.1f} s: session {self.session_id}; call Bash "
+                    f"with session_id={self.session_id!r} to read new output, send stdin or interrupt]")
+        else:
+            tail = f"[exit code {self.exit_code}]"
+        return f"{head}\n{body.rstrip()}\n{tail}"
+
+
+@dataclass
+class _Session:
+    id: str
+    command: str
+    proc: asyncio.subprocess.Process
+    log: Path
+    started: float
+    reader: asyncio.Task[None] | None = None
+    shown: int = 0  # characters of the log already returned
+    size: int = 0
+    cut: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class CommandSessions:
+    """The command sessions of one run's sandbox (``log_dir`` is outside the project)."""
+
+    def __init__(self, sandbox: Sandbox, log_dir: Path, config: CommandConfig | None = None) -> None:
+        self.sandbox, self.log_dir, self.config = sandbox, log_dir, config or CommandConfig()
+        self._sessions: dict[str, _Session] = {}
+        self._prefix = uuid.uuid4().hex[:4]  # ids of another attempt's sandbox never match this one's
+        self._n = 0
+
+    def _live(self) -> int:
+        return sum(1 for s in self._sessions.values() if not s.done.is_set())
+
+    async def start(self, command: str, wait_s: float | None = None) -> CommandReport:
+        if self._live() >= self.config.max_sessions:
+            raise RuntimeError(f"{self.config.max_sessions} command sessions are still running: wait for one, "
+                               "or interrupt it, before starting another")
+        self._n += 1
+        sid = f"c{self._n}-{self._prefix}"
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log = self.log_dir / f"{sid}.log"
+        log.write_bytes(b"")
+        proc = await self.sandbox.spawn(["/bin/bash", "-c", command], env={"TIER2_CMD": sid}, stdin=True)
+        setattr(proc, "tier2_marker", sid)  # noqa: B010 - lets a kind find the command's processes
+        session = _Session(sid, command, proc, log, time.monotonic())
+        session.reader = asyncio.create_task(self._read(session))
+        self._sessions[sid] = session
+        return await self._report(session, wait_s)
+
+    async def poll(self, sid: str, *, stdin: str | None = None, interrupt: bool = False,
+                   wait_s: float | None = None) -> CommandReport:
+        session = self._get(sid)
+        if stdin is not None and not session.done.is_set() and session.proc.stdin is not None:
+            data = stdin[: self.config.stdin_chars].encode()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                session.proc.stdin.write(data)
+                await session.proc.stdin.drain()
+        if interrupt and not session.done.is_set():
+            await self.sandbox.interrupt(session.proc)
+            try:
+                await asyncio.wait_for(asyncio.shield(session.done.wait()), 3)
+            except TimeoutError:
+                await self.sandbox.kill(session.proc)
+        return await self._report(session, wait_s if wait_s is not None else (0.5 if stdin or interrupt else None))
+
+    def live(self) -> list[str]:
+        """Ids of the sessions whose command is still running."""
+        return [sid for sid, s in self._sessions.items() if not s.done.is_set()]
+
+    async def stop_all(self) -> list[str]:
+        """Kill every running command (their logs stay pageable) and settle the sandbox; returns the ids."""
+        stopped = self.live()
+        for sid in stopped:
+            await self.sandbox.kill(self._sessions[sid].proc)
+            await self._sessions[sid].done.wait()
+        await self.sandbox.settle()
+        return stopped
+
+    def page(self, sid: str, offset: int = 0, limit: int = 200) -> str:
+        """Lines ``offset``..``offset+limit`` of a session's full log (0-based), with where to continue."""
+        session = self._get(sid)
+        lines = session.log.read_text(errors="replace").splitlines()
+        limit = max(1, min(limit, 2000))
+        part = lines[max(0, offset): max(0, offset) + limit]
+        more = offset + limit < len(lines)
+        tail = (f"[lines {offset}-{offset + len(part)} of {len(lines)}; next: offset={offset + limit}]" if more
+                else f"[lines {offset}-{offset + len(part)} of {len(lines)}; end of log"
+                     f"{' (cut at the log limit)' if session.cut else ''}]")
+        return "\n".join(part + [tail])
+
+    async def close(self) -> None:
+        for session in self._sessions.values():
+            if not session.done.is_set():
+                await self.sandbox.kill(session.proc)
+            if session.reader is not None:
+                session.reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await session.reader
+
+    def _get(self, sid: str) -> _Session:
+        session = self._sessions.get(sid)
+        if session is None:
+            raise UnknownSession(f"no command session {sid!r} in this sandbox (sessions do not survive a lost "
+                                 "sandbox or a resumed run: start the command again)")
+        return session
+
+    async def _read(self, session: _Session) -> None:
+        assert session.proc.stdout is not None
+        try:
+            with session.log.open("ab") as out:
+                while chunk := await session.proc.stdout.read(65536):
+                    room = self.config.log_bytes - session.size
+                    if room > 0:
+                        out.write(chunk[:room])
+                        out.flush()
+                        session.size += min(room, len(chunk))
+                    if len(chunk) > room and not session.cut:
+                        session.cut = True
+            await session.proc.wait()
+        finally:
+            session.done.set()
+
+    async def _report(self, session: _Session, wait_s: float | None) -> CommandReport:
+        slice_s = min(wait_s if wait_s is not None else self.config.slice_s, self.config.max_slice_s)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(session.done.wait()), max(0.0, slice_s))
+        text = session.log.read_text(errors="replace")
+        new = text[session.shown:]
+        session.shown = len(text)
+        limit = self.config.output_chars
+        truncated = 0
+        if len(new) > limit:
+            truncated = len(new) - limit
+            head, tail = new[: limit // 2], new[-(limit - limit // 2):]
+            first = text.count("\n", 0, len(text) - len(new))
+            new = (f"{head}\n[... {truncated} characters truncated; the full log: BashLog "
+                   f"session_id={session.id!r} offset={first}]\n{tail}")
+        done = session.done.is_set()
+        code = session.proc.returncode if done else None
+        return CommandReport(session.id, session.command, new, not done, code,
+                             int((time.monotonic() - session.started) * 1000), truncated, len(text))

@@ -1,0 +1,160 @@
+"""Project file trees as content-addressed manifests: scan a project, and make a project hold exactly a manifest.
+
+A manifest lists every project file that is not build output or tier2/AgentScope runtime (`SNAPSHOT_EXCLUDES`):
+its path, sha256 and mode, or a symlink's target. Its id is the sha256 of its canonical JSON, so equal trees have
+equal ids. `apply` deletes what the manifest does not hold and writes what differs — never through a symlink, never
+outside the project — so after it the project holds exactly the manifest's files (the storage of the blobs is the
+caller's: `tier2.store.snapshots`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tier2.workspace.projects import SNAPSHOT_EXCLUDES
+
+__all__ = ["Entry", "Manifest", "scan", "apply"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: str
+    sha256: str = ""  # regular file
+    mode: int = 0o644
+    link: str | None = None  # symlink target (stored as is, never followed)
+
+    def to_json(self) -> list[object]:
+        return [self.path, self.sha256, self.mode, self.link]
+
+
+@dataclass
+class Manifest:
+    entries: list[Entry] = field(default_factory=list)
+
+    def canonical(self) -> str:
+        return json.dumps([e.to_json() for e in sorted(self.entries, key=lambda e: e.path)], separators=(",", ":"))
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(self.canonical().encode()).hexdigest()[:32]
+
+    @classmethod
+    def loads(cls, raw: str) -> Manifest:
+        return cls([Entry(p, h, int(m), link) for p, h, m, link in json.loads(raw)])
+
+
+def _walk(root: Path) -> list[tuple[str, os.stat_result]]:
+    out: list[tuple[str, os.stat_result]] = []
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(root, follow_symlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        if rel_dir == ".":
+            dirnames[:] = [d for d in dirnames if d not in SNAPSHOT_EXCLUDES]
+            filenames = [f for f in filenames if f not in SNAPSHOT_EXCLUDES]
+        for name in dirnames[:]:  # a symlink to a directory is an entry, not a tree to enter
+            if stat.S_ISLNK(os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode):
+                dirnames.remove(name)
+                filenames.append(name)
+        for name in filenames:
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            out.append((rel, os.stat(name, dir_fd=dirfd, follow_symlinks=False)))
+    return sorted(out)
+
+
+def scan(root: Path) -> tuple[Manifest, dict[str, bytes]]:
+    """The project's manifest and the bytes of its files by sha256 (other special files are skipped). Every
+    directory and file is opened relative to its parent's descriptor without following symlinks, so a process
+    swapping a directory for a symlink meanwhile cannot make the scan read outside the project."""
+    entries: list[Entry] = []
+    blobs: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(root, follow_symlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        if rel_dir == ".":
+            dirnames[:] = [d for d in dirnames if d not in SNAPSHOT_EXCLUDES]
+            filenames = [f for f in filenames if f not in SNAPSHOT_EXCLUDES]
+        names = list(filenames)
+        for name in dirnames[:]:
+            if stat.S_ISLNK(os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode):
+                dirnames.remove(name)
+                names.append(name)
+        for name in names:
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            try:
+                st = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+                if stat.S_ISLNK(st.st_mode):
+                    entries.append(Entry(rel, link=os.readlink(name, dir_fd=dirfd)))
+                elif stat.S_ISREG(st.st_mode):
+                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dirfd)
+                    with os.fdopen(fd, "rb") as fh:
+                        data = fh.read()
+                    digest = hashlib.sha256(data).hexdigest()
+                    blobs[digest] = data
+                    entries.append(Entry(rel, digest, stat.S_IMODE(st.st_mode) & 0o755))
+            except OSError:
+                continue  # changed under the scan (a running command): the next write step's snapshot has it
+    return Manifest(sorted(entries, key=lambda e: e.path)), blobs
+
+
+def _safe_parent(root: Path, rel: str) -> Path:
+    """Create ``rel``'s parent directories as real directories inside ``root`` (replacing symlinks/files)."""
+    parent = root
+    for part in Path(rel).parts[:-1]:
+        parent = parent / part
+        if parent.is_symlink() or (parent.exists() and not parent.is_dir()):
+            parent.unlink()
+        if not parent.exists():
+            parent.mkdir()
+    return parent
+
+
+def apply(root: Path, manifest: Manifest, blob: Callable[[str], bytes]) -> int:
+    """Make ``root`` hold exactly ``manifest`` (outside `SNAPSHOT_EXCLUDES`); returns how many entries changed."""
+    root = root.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    want = {e.path: e for e in manifest.entries}
+    changed = 0
+    for rel, st in reversed(_walk(root)):
+        entry = want.get(rel)
+        full = root / rel
+        same = entry is not None and (
+            (entry.link is not None and stat.S_ISLNK(st.st_mode) and os.readlink(full) == entry.link)
+            or (entry.link is None and stat.S_ISREG(st.st_mode)))
+        if not same:
+            full.unlink()
+            changed += 1
+    for entry in manifest.entries:
+        parent = _safe_parent(root, entry.path)
+        full = parent / Path(entry.path).name
+        if entry.link is not None:
+            if not full.is_symlink():
+                os.symlink(entry.link, full)
+                changed += 1
+            continue
+        if full.is_symlink():
+            full.unlink()
+        if full.exists():
+            with open(full, "rb") as fh:
+                if hashlib.sha256(fh.read()).hexdigest() == entry.sha256:
+                    if stat.S_IMODE(full.stat().st_mode) & 0o755 != entry.mode:
+                        full.chmod(entry.mode)
+                    continue
+            full.unlink()
+        fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, entry.mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(blob(entry.sha256))
+        os.chmod(full, entry.mode)
+        changed += 1
+    keep = {str(Path(e.path).parent) for e in manifest.entries}
+    keep |= {str(p) for e in manifest.entries for p in Path(e.path).parents}
+    for dirpath, _dirnames, _files in os.walk(root, topdown=False):
+        rel = os.path.relpath(dirpath, root)
+        if rel == "." or rel.split(os.sep, 1)[0] in SNAPSHOT_EXCLUDES or rel in keep:
+            continue
+        if not os.listdir(dirpath):
+            os.rmdir(dirpath)  # an empty directory the snapshot did not have
+    return changed
