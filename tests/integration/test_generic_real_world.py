@@ -96,10 +96,13 @@ async def test_swap_puzzle_reacts_to_two_clicks_on_adjacent_tiles(pool, pack, tm
 async def test_webgl_forced_game_is_slow_not_hung_and_passes(pool, pack, tmp_path: Path) -> None:
     game = install_game("webgl-heavy", tmp_path / "heavy")
     report = await _validate(pool, pack, str(game), tmp_path / "r", validation_s=10)
-    assert report.passed, report.feedback()
+    assert report.passed, report.feedback()  # never "infinite loop or hang?" for a game that keeps drawing
     budget = report.probe["budget"]
-    assert budget["raised"] and budget["limit_s"] > 10, budget
-    assert any("slow, not hung" in n for n in report.notes), report.notes
+    assert budget["frame_ms"] > 0 and budget["limit_s"] >= 10, budget
+    # software WebGL's frame cost depends on the machine: when it was high enough to need more time, the budget
+    # grew with it and the verdict says why (the scaling itself is unit-tested on fixed frame costs)
+    if budget["raised"]:
+        assert budget["limit_s"] > 10 and any("slow, not hung" in n for n in report.notes), (budget, report.notes)
 
 
 async def test_truly_hung_page_is_still_reported_hung(pool, pack, tmp_path: Path) -> None:
