@@ -223,6 +223,10 @@ class RunSession:
             verdict = await phase.run(self, PhaseInput(brief=self.brief, project=opened.project, previous=verdict))
             if verdict.status is not None:
                 return verdict
+            if self.workspace is not None and self.writer is not None:
+                # what this phase wrote (the design) belongs to the files the writer's next checkpoint names: a
+                # resume restores them with it (content-addressed: an unchanged tree is the same snapshot)
+                await self.workspace.baseline(self.writer.handle.agent)
         return verdict if verdict is not None and verdict.status else Verdict("failed", "no phase decided the run")
 
     async def writer_turn(self, message: Msg | None) -> Turn:

@@ -112,12 +112,12 @@ class DockerEngine:
             os.kill(old, signal.SIGTERM)
             time.sleep(1)
         (self.root / "run" / "docker.sock").unlink(missing_ok=True)
-        log = open(self.root / "dockerd.log", "ab")  # noqa: SIM115 - owned by the daemon process
-        self.proc = subprocess.Popen(
-            [dockerd, "--data-root", str(self.root / "data"), "--exec-root", str(self.root / "exec"),
-             "--pidfile", str(pidfile), "-H", self.host, *SAFE_DAEMON_FLAGS],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
-            env={"PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")})
+        with open(self.root / "dockerd.log", "ab") as log:  # the daemon keeps its own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [dockerd, "--data-root", str(self.root / "data"), "--exec-root", str(self.root / "exec"),
+                 "--pidfile", str(pidfile), "-H", self.host, *SAFE_DAEMON_FLAGS],
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
+                env={"PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")})
         atexit.register(self.stop)
         deadline = time.monotonic() + self.config.start_timeout_s
         while time.monotonic() < deadline:
