@@ -3,7 +3,6 @@ their file and line, a clean tree passes. The check runs as a subprocess, as `ma
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,19 +12,6 @@ import pytest
 from tier2.settings.loader import REPO_ROOT
 
 CHECK = REPO_ROOT / "ci" / "check_imports.py"
-
-
-@pytest.fixture(scope="module")
-def clean_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("tree")
-    shutil.copytree(REPO_ROOT / "tier2", root / "tier2", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    return root
-
-
-@pytest.fixture
-def tree(clean_tree: Path, tmp_path: Path) -> Path:
-    shutil.copytree(clean_tree, tmp_path / "repo")
-    return tmp_path / "repo"
 
 
 def run_check(root: Path) -> subprocess.CompletedProcess[str]:
