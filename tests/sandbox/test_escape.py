@@ -114,7 +114,9 @@ async def test_hostile_commands_fail_inside_the_sandbox(kind: str, runtime, tmp_
     home_secret.parent.mkdir(parents=True)
     home_secret.write_text("PRIVATE-KEY-MATERIAL")
     outside = tmp_path / "outside.txt"  # under /tmp: the sandbox's /tmp is its own, the host's never changes
-    repo_probe = Path(__file__).resolve().parents[2] / f"escape-probe-{tmp_path.name}"  # not mounted at all
+    # a host directory outside the project that is not mounted in the sandbox (not under /tmp: a checkout may live
+    # there, and /tmp inside is the sandbox's own scratch)
+    repo_probe = Path("/var/tmp") / f"tier2-escape-probe-{tmp_path.name}"
     py_connect = ("python3 -c \"import socket,sys; s=socket.socket(); s.settimeout(3); "
                   "s.connect((sys.argv[1], int(sys.argv[2]))); print('CONN' + 'ECTED-OK')\"")
     calls = [
@@ -193,7 +195,7 @@ def test_sandbox_exec_gives_operators_the_same_isolation(kind: str, tmp_path: Pa
     assert (project / "made.txt").read_text() == "made\n"
     shadow = run("cat", "/etc/shadow")
     assert shadow.returncode != 0 and "root:" not in shadow.stdout
-    probe = Path(__file__).resolve().parents[2] / f"escape-probe-exec-{tmp_path.name}"
+    probe = Path("/var/tmp") / f"tier2-escape-probe-exec-{tmp_path.name}"  # outside the project, never mounted
     assert run("/bin/sh", "-c", f"echo x > {probe}").returncode != 0 and not probe.exists()
     run("/bin/sh", "-c", f"echo x > {tmp_path}/escaped")  # the sandbox's private /tmp
     assert not (tmp_path / "escaped").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,12 @@ pytestmark = [pytest.mark.redis]
 
 
 @pytest.fixture
-async def store(redis_url: str, tmp_path: Path) -> SnapshotStore:
+async def store(redis_url: str, tmp_path: Path) -> AsyncIterator[SnapshotStore]:
     client = aioredis.Redis.from_url(redis_url, decode_responses=True)
-    return SnapshotStore(client, Keys(prefix=f"snap-{tmp_path.name}"))
+    try:
+        yield SnapshotStore(client, Keys(prefix=f"snap-{tmp_path.name}"))
+    finally:
+        await client.aclose()
 
 
 def _tree(root: Path) -> dict[str, object]:
