@@ -179,3 +179,32 @@ def test_the_genre_gate_names_the_mismatch() -> None:
     assert done["summary"] == "0 of 1 requirements verified"
     assert done["requirements"][0]["reason"] == "stopped before the build"
     assert os.environ.get("TIER2_TEST_NEVER_SET") is None
+
+
+@pytest.mark.browser
+async def test_a_follow_up_reuses_the_verified_design_it_does_not_touch(runtime, tmp_path: Path) -> None:
+    """A follow-up in the same project ("same game, snowy theme") makes a new goal version and re-runs only the
+    designers its words touch; the others' verified answers are reused (no model call for them)."""
+    from tier2.runs import RunRequest, execute_run
+    from tier2.store.trajectory import ModelCallRecord, TrajectoryStore
+
+    brief = "a cozy bakery tycoon: bake bread and cakes, don't go broke"
+    first = await execute_run(runtime, RunRequest(brief=brief, out_dir=tmp_path / "g"))
+    assert first.status == "delivered", first.stop_reason
+    assert first.delivery["design"]["goal_version"] == 1
+    follow = await execute_run(runtime, RunRequest(brief="same game, but with a snowy winter theme",
+                                                   existing_project=tmp_path / "g"))
+    assert follow.status == "delivered", follow.stop_reason
+    design = follow.delivery["design"]
+    assert design["goal_version"] == 2
+    rerun = {r.removeprefix("design.") for r in design["rerun"]}
+    reused = {r.removeprefix("design.") for r in design["reused"]}
+    assert rerun and reused and not rerun & reused
+    assert {"economy", "level", "gameplay"} <= reused  # a theme change touches none of them
+    calls = [c for c in await TrajectoryStore(runtime.store.r, runtime.store.keys).read(follow.run_id)
+             if isinstance(c, ModelCallRecord) and c.agent.startswith("designer.")]
+    assert {c.agent.removeprefix("designer.") for c in calls} == rerun  # reused designers made no call
+    # (known gap, not asserted: the offline writer re-derives the theme from the follow-up's words, so the UI
+    # designer's new title requirement can stay unverified; it is reported, never ticked)
+    rows = follow.delivery["completion"]["requirements"]
+    assert all(r["status"] == "verified" or r["reason"] for r in rows)
