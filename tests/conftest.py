@@ -11,8 +11,10 @@ import pytest
 
 from tier2.browser import BrowserPool, find_chromium
 from tier2.packs import Pack, load_pack
+from tier2.runs import Runtime, open_runtime
 from tier2.settings.loader import REPO_ROOT, Settings, load_security
 from tier2.store.embedded import EmbeddedRedis
+from tier2.store.keys import Keys
 from tier2.testing.guards import forbid_real_providers
 from tier2.testing.scripted import strict_scripts
 
@@ -102,3 +104,19 @@ def template_copy(tmp_path: Path, pack: Pack) -> Path:
     dest = tmp_path / "game"
     shutil.copytree(pack.template_dir, dest)
     return dest
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path) -> Path:
+    """A private copy of config/ that a test may extend (a model route, the [sandbox] section, ...)."""
+    dest = tmp_path / "config"
+    shutil.copytree(REPO_ROOT / "config", dest)
+    return dest
+
+
+@pytest.fixture
+async def runtime(tmp_path: Path, redis_url: str, config_dir: Path) -> AsyncIterator[Runtime]:
+    """The process runtime (config, pack, browser pool, store) on the session's redis-server, keys of its own."""
+    settings = Settings(workspaces=tmp_path / "ws", redis_url=redis_url, config_dir=config_dir)
+    async with open_runtime(settings, redis_url, Keys(prefix=f"test-{tmp_path.name}")) as rt:
+        yield rt

@@ -106,3 +106,20 @@ async def wait_finished(client: httpx.AsyncClient, run_id: str, headers: dict[st
     run = (await client.get(f"/v1/runs/{run_id}", headers=headers)).json()
     assert run["status"] in TERMINAL, run
     return run
+
+
+def template_zip(extra: dict[str, bytes] | None = None, compression: int = 0) -> bytes:
+    """The pack template as an upload (under ``my-game/``), plus ``extra`` archive members; ``compression``: a
+    ``zipfile`` constant (stored by default)."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    template = REPO_ROOT / "capability_packs/phaser/template"
+    with zipfile.ZipFile(buf, "w", compression) as zf:
+        for path in template.rglob("*"):
+            if path.is_file():
+                zf.write(path, f"my-game/{path.relative_to(template)}")
+        for name, data in (extra or {}).items():
+            zf.writestr(name, data)
+    return buf.getvalue()

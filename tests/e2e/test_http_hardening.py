@@ -21,7 +21,7 @@ import httpx
 import pytest
 import redis
 
-from tests.e2e.helpers import serve_in_process
+from tests.e2e.helpers import serve_in_process, template_zip
 from tier2.app import TIER2_ROUTES, build_app, served_routes
 from tier2.settings.loader import REPO_ROOT, Settings
 
@@ -72,15 +72,7 @@ def _error(r: httpx.Response, status: int, code: str) -> dict[str, Any]:
 
 
 def _template_zip(extra: dict[str, bytes] | None = None) -> bytes:
-    buf = io.BytesIO()
-    template = REPO_ROOT / "capability_packs/phaser/template"
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for path in template.rglob("*"):
-            if path.is_file():
-                zf.write(path, f"my-game/{path.relative_to(template)}")
-        for name, data in (extra or {}).items():
-            zf.writestr(name, data)
-    return buf.getvalue()
+    return template_zip(extra, zipfile.ZIP_DEFLATED)
 
 
 # -- routes, auth, docs, health --------------------------------------------------------------------------------

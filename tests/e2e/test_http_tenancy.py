@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from tests.e2e.helpers import serve_in_process, wait_finished
+from tests.e2e.helpers import serve_in_process, template_zip, wait_finished
 from tier2.settings.loader import REPO_ROOT, Settings
 from tier2.testing import FakeOpenAIServer, Reply
 
@@ -119,18 +119,7 @@ async def test_cancel_records_request_then_stop(service: httpx.AsyncClient) -> N
 
 
 def _template_zip(extra: dict[str, bytes] | None = None) -> bytes:
-    import io
-    import zipfile
-
-    buf = io.BytesIO()
-    template = REPO_ROOT / "capability_packs/phaser/template"
-    with zipfile.ZipFile(buf, "w") as zf:
-        for path in template.rglob("*"):
-            if path.is_file():
-                zf.write(path, f"my-game/{path.relative_to(template)}")
-        for name, data in (extra or {}).items():
-            zf.writestr(name, data)
-    return buf.getvalue()
+    return template_zip(extra)
 
 
 async def test_load_a_project_from_an_archive_and_run_on_it(service: httpx.AsyncClient) -> None:

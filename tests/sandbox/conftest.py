@@ -9,19 +9,15 @@ reason, when neither can run here.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from tier2.packs import Pack
-from tier2.runs import Runtime, open_runtime
 from tier2.sandbox import Sandbox, bwrap_available, docker_available, make_sandbox
 from tier2.sandbox.docker import DockerEngine
-from tier2.settings.loader import REPO_ROOT, Settings
 from tier2.settings.sandbox import DockerConfig, SandboxLimits
-from tier2.store.keys import Keys
 from tier2.workspace import new_project
 
 KINDS = ["local", "isolated", "docker"]
@@ -86,18 +82,3 @@ async def sandbox(request: pytest.FixtureRequest, docker_host: str | None, proje
         yield box
     finally:
         await box.close()
-
-
-@pytest.fixture
-def config_dir(tmp_path: Path) -> Path:
-    """A private copy of config/ that a test may change (e.g. the [sandbox] section)."""
-    dest = tmp_path / "config"
-    shutil.copytree(REPO_ROOT / "config", dest)
-    return dest
-
-
-@pytest.fixture
-async def runtime(tmp_path: Path, redis_url: str, config_dir: Path) -> AsyncIterator[Runtime]:
-    settings = Settings(workspaces=tmp_path / "ws", redis_url=redis_url, config_dir=config_dir)
-    async with open_runtime(settings, redis_url, Keys(prefix=f"test-{tmp_path.name}")) as rt:
-        yield rt
