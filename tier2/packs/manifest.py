@@ -36,8 +36,11 @@ class PackManifest(BaseModel):
     version: str
     engine: EngineSpec
     contract: int
-    template: str = "template"
+    #: the folder of genre templates (``<genres_dir>/<id>/genre.yaml``, see `tier2.packs.genres`)
+    genres_dir: str = "genres"
+    #: the genre a project gets when nothing names one
+    default_genre: str
     skills: list[str] = []
     build: BuildProfile = BuildProfile()
-    data_tables: list[str] = []
-    behaviours: list[str] = []
+    #: the pack's docs for agents and retrieval (markdown files)
+    docs: str = "docs"

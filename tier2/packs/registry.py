@@ -7,6 +7,7 @@ Every pack — the built-in Phaser one included — goes through `load_pack`; no
 from __future__ import annotations
 
 import functools
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,8 @@ from pathlib import Path
 import frontmatter
 import yaml
 
-from tier2.errors import PackError, ToolchainMissing
+from tier2.errors import BadInput, PackError, ToolchainMissing
+from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
 
 __all__ = ["Pack", "load_pack"]
@@ -27,6 +29,7 @@ class Pack:
     manifest: PackManifest
     root: Path
     skills_root: Path
+    genres: dict[str, Genre]
 
     @property
     def id(self) -> str:
@@ -37,8 +40,38 @@ class Pack:
         return f"{self.manifest.id}@{self.manifest.version}"
 
     @property
+    def default_genre(self) -> Genre:
+        return self.genres[self.manifest.default_genre]
+
+    @property
     def template_dir(self) -> Path:
-        return self.root / self.manifest.template
+        """The default genre's template."""
+        return self.default_genre.template_dir
+
+    def genre(self, genre_id: str | None) -> Genre:
+        """A genre by id (None: the default); `BadInput` naming the known ones otherwise."""
+        if genre_id is None:
+            return self.default_genre
+        if genre_id not in self.genres:
+            raise BadInput(f"pack {self.ref} has no genre {genre_id!r} (it has: {', '.join(self.genres)})")
+        return self.genres[genre_id]
+
+    def genre_of(self, project: Path) -> Genre:
+        """The genre a project was made from: tier2's own metadata (``.tier2/project.json``, never writable
+        from inside a run), else the genre whose tables the project has (most tables wins), else the default."""
+        meta = project / ".tier2" / "project.json"
+        try:
+            named = json.loads(meta.read_text()).get("genre")
+        except (OSError, ValueError, AttributeError):
+            named = None
+        if isinstance(named, str) and named in self.genres:
+            return self.genres[named]
+        fits = [g for g in self.genres.values() if all((project / "data" / t).is_file() for t in g.spec.data_tables)]
+        return max(fits, key=lambda g: len(g.spec.data_tables)) if fits else self.default_genre
+
+    @property
+    def behaviours(self) -> list[str]:
+        return sorted({b for g in self.genres.values() for b in g.spec.behaviours})
 
     @property
     def node_modules(self) -> Path:
@@ -65,8 +98,6 @@ class Pack:
         pkg = self.engine_package_dir() / "package.json"
         if not pkg.exists():
             raise ToolchainMissing(f"{self.manifest.engine.name} is not installed in {self.node_modules}: {hint}")
-        import json
-
         version = json.loads(pkg.read_text()).get("version")
         if version != self.manifest.engine.version:
             raise ToolchainMissing(
@@ -97,15 +128,14 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path) -> Pack:
         raise PackError(f"invalid pack manifest {manifest_path}: {exc}") from exc
     if manifest.id != pack_id:
         raise PackError(f"{manifest_path}: id {manifest.id!r} does not match directory {pack_id!r}")
-    pack = Pack(manifest=manifest, root=root, skills_root=skills_root.resolve())
-    if not pack.template_dir.is_dir():
-        raise PackError(f"pack {pack.ref}: template dir {pack.template_dir} missing")
-    for rel in (manifest.build.entry, manifest.build.html):
-        if not (pack.template_dir / rel).exists():
-            raise PackError(f"pack {pack.ref}: template lacks {rel}")
-    for table in manifest.data_tables:
-        if not (pack.template_dir / "data" / table).exists():
-            raise PackError(f"pack {pack.ref}: template lacks data/{table}")
+    genres = load_genres(root / manifest.genres_dir, manifest.id)
+    if manifest.default_genre not in genres:
+        raise PackError(f"pack {pack_id}: default genre {manifest.default_genre!r} not in {', '.join(genres)}")
+    pack = Pack(manifest=manifest, root=root, skills_root=skills_root.resolve(), genres=genres)
+    for genre in genres.values():
+        for rel in (manifest.build.entry, manifest.build.html):
+            if not (genre.template_dir / rel).exists():
+                raise PackError(f"pack {pack.ref}: genre {genre.id}'s template lacks {rel}")
     for skill in pack.skill_dirs:
         _check_skill(skill)
     return pack

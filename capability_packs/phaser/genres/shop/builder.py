@@ -1,4 +1,4 @@
-"""Offline theme model: turn a one-line brief into the six data tables of a game (docs/game-contract.md).
+"""The shop genre's offline builder: a one-line brief into the six data tables of a shop game.
 
 No network, no LLM: the domain comes from keywords in ``lexicon.yaml``, every other choice from a ``random.Random``
 seeded with sha256 of the normalised brief (same brief → byte-identical tables). The economy is computed: every order
@@ -8,8 +8,6 @@ raw items are never free. ``validate_tables`` reports dangling references, missi
 
 from __future__ import annotations
 
-import colorsys
-import hashlib
 import math
 import random
 import re
@@ -20,8 +18,16 @@ from typing import Any
 
 import yaml
 
-__all__ = ["ORDER_PACE_MS", "TABLE_NAMES", "derive_game", "load_lexicon", "normalise_brief", "order_cost",
-           "validate_tables"]
+from tier2.packs.offline import brief_tokens as _tokens
+from tier2.packs.offline import hash_hue as _hash_hue
+from tier2.packs.offline import hsl as _hsl
+from tier2.packs.offline import normalise_brief, seeded
+from tier2.packs.offline import palette_for as _palette
+from tier2.packs.offline import singular as _singular
+from tier2.packs.offline import slug as _slug
+
+__all__ = ["ORDER_PACE_MS", "TABLE_NAMES", "build_tables", "derive_game", "load_lexicon", "normalise_brief",
+           "order_cost", "validate_tables"]
 
 TABLE_NAMES = ("theme.json", "items.json", "recipes.json", "orders.json", "prices.json", "economy.json")
 ORDER_PACE_MS = 2500  # assumed play time per delivered order when checking that the goal is reachable
@@ -38,39 +44,6 @@ _ECONOMY_KEYS = ("start_money", "goal_money", "day_length_ms", "max_orders_misse
 def load_lexicon() -> dict[str, Any]:
     """The word lists (parsed once per process)."""
     return yaml.safe_load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8"))
-
-
-def normalise_brief(brief: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", str(brief)).split()).lower()
-
-
-def _ascii(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-
-
-def _tokens(brief: str) -> list[str]:
-    return re.findall(r"[a-z]+", _ascii(brief).lower())
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", _ascii(text).lower()).strip("_")
-
-
-def _hsl(hue: float, sat: float, light: float) -> str:
-    r, g, b = colorsys.hls_to_rgb((hue % 360) / 360, light, sat)
-    return "#" + "".join(f"{round(c * 255):02x}" for c in (r, g, b))
-
-
-def _hash_hue(text: str) -> int:
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:6], 16) % 360
 
 
 # --- reading the brief -------------------------------------------------------------------------------------------
@@ -129,15 +102,6 @@ def _prefer(pool: list[list[Any]], words: set[str], rng: random.Random) -> list[
 
 # --- building the tables ------------------------------------------------------------------------------------------
 
-def _palette(hue: int, rng: random.Random) -> dict[str, str]:
-    """Dark background and panel in the domain hue, near-white text, a complementary accent."""
-    return {"background": _hsl(hue, rng.uniform(0.3, 0.45), rng.uniform(0.09, 0.13)),
-            "panel": _hsl(hue, rng.uniform(0.25, 0.4), rng.uniform(0.2, 0.25)),
-            "accent": _hsl(hue + rng.randint(140, 220), rng.uniform(0.65, 0.8), rng.uniform(0.58, 0.66)),
-            "text": _hsl(hue, rng.uniform(0.3, 0.45), rng.uniform(0.92, 0.95)),
-            "good": _hsl(rng.randint(105, 135), 0.5, 0.6), "bad": _hsl(rng.randint(-8, 8), 0.65, 0.62)}
-
-
 def _recipes(raw_ids: list[str], n_products: int, rng: random.Random) -> list[list[tuple[str, int]]]:
     """Inputs per product: product 0 from the first raw alone, every other one from two raws (covering them all).
 
@@ -159,7 +123,7 @@ def derive_game(brief: str) -> dict[str, dict[str, Any]]:
     """The six data tables (``{"theme.json": {...}, ...}``) for ``brief``; deterministic, no I/O but the lexicon."""
     lex = load_lexicon()
     norm = normalise_brief(brief)
-    rng = random.Random(int.from_bytes(hashlib.sha256(norm.encode("utf-8")).digest(), "big"))
+    rng = seeded(norm)
     tokens = _tokens(norm)
     words = set(tokens) | {_singular(t) for t in tokens}
     domain_name = _detect_domain(words, lex)
@@ -393,3 +357,8 @@ def validate_tables(tables: dict[str, dict]) -> list[str]:
     p += [f"orders.json orders[{i}].reward: must be >= 0" for i, o in orders if _num(o.get("reward"))
           and o["reward"] < 0]
     return p or _economy_problems(tables)
+
+
+def build_tables(brief: str) -> dict[str, Any]:
+    """The genre kit's builder entry (see the pack's docs/genre-kit.md)."""
+    return dict(derive_game(brief))

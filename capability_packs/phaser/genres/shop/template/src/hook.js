@@ -1,12 +1,25 @@
-// window.__TIER2__: the test hook of contract 1 (see docs/game-contract.md). Never add other hooks.
+// window.__TIER2__: the test hook of contract 2 (see the pack's docs/genre-kit.md). Never add other hooks.
 import Phaser from 'phaser';
 import { snapshot, controlsFor } from './state.js';
 
 const SCENE_KEYS = ['Boot', 'Preload', 'Menu', 'Play', 'GameOver'];
 const FRAME_MS = 1000 / 60;
 
+// The action vocabulary the validator plays with: one entry per control, keys as KeyboardEvent.code names.
+function actionsFor(controls) {
+  const out = {
+    start: { keys: controls.start, label: 'start' },
+    deliver: { keys: controls.deliver, label: 'deliver the current order' },
+    abandon: { keys: controls.abandon, label: 'abandon' },
+  };
+  for (const [id, key] of Object.entries(controls.buy)) out[`buy_${id}`] = { keys: [key], label: `buy ${id}` };
+  for (const [id, key] of Object.entries(controls.craft)) out[`craft_${id}`] = { keys: [key], label: `craft ${id}` };
+  return out;
+}
+
 export function installHook(game, tables) {
   const controls = controlsFor(tables);
+  const actions = actionsFor(controls);
 
   function scene() {
     const mgr = game.scene;
@@ -37,8 +50,10 @@ export function installHook(game, tables) {
   }
 
   window.__TIER2__ = {
-    contract: 1,
+    contract: 2,
     pack: 'phaser',
+    genre: 'shop',
+    template: 'shop',
     phaserVersion: Phaser.VERSION,
     game,
     scene,
@@ -46,6 +61,7 @@ export function installHook(game, tables) {
     outcome: () => current().outcome,
     frame: () => game.loop.frame,
     controls: () => JSON.parse(JSON.stringify(controls)),
+    actions: () => JSON.parse(JSON.stringify(actions)),
     advance,
   };
   return window.__TIER2__;

@@ -1,4 +1,4 @@
-// Pure game logic for the tier2 Phaser pack (contract 1). No Phaser import here:
+// Pure game logic of the shop template (contract 2). No Phaser import here:
 // everything is plain data so it can be snapshotted, tested and reasoned about.
 // Every gameplay number comes from the data tables; this file holds rules only.
 

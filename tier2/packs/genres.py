@@ -1,0 +1,173 @@
+"""A pack's genres: ``<pack>/genres/<id>/genre.yaml`` plus the template, schemas and Python it names.
+
+The pack owns every genre fact (brief words, tables, behaviours, what its play must show, how to win and lose it);
+core reads them here and nowhere else. The genre's Python (``builder.py``, ``probe.py``, ``checks.py``) is pack
+code shipped with tier2 — trusted like core — loaded by file path, once per process. A project's files are never
+loaded as code or configuration.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from tier2.errors import PackError
+
+__all__ = ["Genre", "GenreSpec", "ObserveRule", "ProbeBounds", "RequirementTemplate", "load_genres"]
+
+GENRE_ID = re.compile(r"^[a-z][a-z0-9_]{1,31}$")
+_TABLE = re.compile(r"^[a-z][a-z0-9_]*\.json$")
+
+
+class ObserveRule(BaseModel):
+    """A genre-gate witness: pressing ``action`` in Play changes state ``field`` this way."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    action: str = Field(min_length=1, max_length=40)
+    field: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+    change: Literal["increase", "decrease", "change"]
+    says: str = Field(min_length=1, max_length=200)
+
+
+class ProbeBounds(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    max_win_actions: int = Field(default=300, ge=1, le=5000)
+    max_lose_actions: int = Field(default=200, ge=1, le=5000)
+    action_frames: int = Field(default=6, ge=1, le=600)
+
+
+class RequirementTemplate(BaseModel):
+    """A requirement the offline designer states for this genre (``predicate`` as in `tier2.design.spec`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    text: str = Field(min_length=1, max_length=300)
+    role: str = Field(pattern=r"^[a-z_]{2,32}$")
+    predicate: dict[str, Any]
+
+
+class GenreSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str = Field(pattern=GENRE_ID.pattern)
+    title: str = Field(min_length=1, max_length=80)
+    summary: str = Field(min_length=1, max_length=400)
+    brief_words: list[str] = Field(min_length=1)
+    behaviours: list[str] = Field(min_length=1)
+    data_tables: list[str] = Field(min_length=1)
+    state: dict[str, str] = {}
+    probe: ProbeBounds = ProbeBounds()
+    observe: list[ObserveRule] = Field(min_length=1)
+    requirements: list[RequirementTemplate] = []
+
+
+@dataclass(frozen=True)
+class Genre:
+    """One loaded genre of a pack."""
+
+    spec: GenreSpec
+    root: Path
+    pack_id: str
+    _modules: dict[str, ModuleType] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def template_dir(self) -> Path:
+        return self.root / "template"
+
+    @property
+    def schemas_dir(self) -> Path:
+        return self.root / "schemas"
+
+    def schema(self, table: str) -> dict[str, Any]:
+        return dict(json.loads((self.schemas_dir / table.replace(".json", ".schema.json")).read_text()))
+
+    @cached_property
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        return {t: self.schema(t) for t in self.spec.data_tables}
+
+    def module(self, name: Literal["builder", "probe", "checks"]) -> ModuleType | None:
+        """The genre's ``<name>.py`` (None when it has none), imported once."""
+        if name in self._modules:
+            return self._modules[name]
+        path = self.root / f"{name}.py"
+        if not path.is_file():
+            return None
+        qual = f"tier2_packs.{self.pack_id}.{self.id}.{name}"
+        spec = importlib.util.spec_from_file_location(qual, path)
+        if spec is None or spec.loader is None:
+            raise PackError(f"genre {self.id}: cannot load {path}")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[qual] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except Exception as exc:
+            sys.modules.pop(qual, None)
+            raise PackError(f"genre {self.id}: {path.name} failed to import: {exc}") from exc
+        self._modules[name] = mod
+        return mod
+
+    def build_tables(self, brief: str) -> dict[str, Any]:
+        """The offline builder's tables for ``brief`` (every ``data_tables`` entry)."""
+        mod = self.module("builder")
+        if mod is None or not hasattr(mod, "build_tables"):
+            raise PackError(f"genre {self.id} has no builder.build_tables")
+        tables = dict(mod.build_tables(brief))
+        missing = [t for t in self.spec.data_tables if t not in tables]
+        if missing:
+            raise PackError(f"genre {self.id}: builder returned no {', '.join(missing)}")
+        return tables
+
+    def check_tables(self, tables: dict[str, Any]) -> list[dict[str, Any]]:
+        """The genre's own data checks (``checks.check_tables``); [] when it has none."""
+        mod = self.module("checks")
+        return list(mod.check_tables(tables)) if mod is not None and hasattr(mod, "check_tables") else []
+
+    def probe_fns(self) -> tuple[Any, Any]:
+        mod = self.module("probe")
+        if mod is None or not hasattr(mod, "win_action") or not hasattr(mod, "lose_action"):
+            raise PackError(f"genre {self.id} has no probe.win_action/lose_action")
+        return mod.win_action, mod.lose_action
+
+
+def _load_one(root: Path, pack_id: str) -> Genre:
+    path = root / "genre.yaml"
+    try:
+        spec = GenreSpec(**(yaml.safe_load(path.read_text()) or {}))
+    except Exception as exc:
+        raise PackError(f"invalid genre manifest {path}: {exc}") from exc
+    if spec.id != root.name:
+        raise PackError(f"{path}: id {spec.id!r} does not match directory {root.name!r}")
+    genre = Genre(spec=spec, root=root, pack_id=pack_id)
+    for table in spec.data_tables:
+        if not _TABLE.match(table):
+            raise PackError(f"genre {spec.id}: bad table name {table!r}")
+        if not (genre.template_dir / "data" / table).is_file():
+            raise PackError(f"genre {spec.id}: template lacks data/{table}")
+        if not (genre.schemas_dir / table.replace(".json", ".schema.json")).is_file():
+            raise PackError(f"genre {spec.id}: no schema for {table} in {genre.schemas_dir}")
+    return genre
+
+
+def load_genres(genres_dir: Path, pack_id: str) -> dict[str, Genre]:
+    """Every ``<genres_dir>/<id>/genre.yaml``, by id (sorted)."""
+    if not genres_dir.is_dir():
+        raise PackError(f"pack {pack_id}: genres dir {genres_dir} missing")
+    out = {}
+    for root in sorted(p for p in genres_dir.iterdir() if (p / "genre.yaml").is_file()):
+        genre = _load_one(root, pack_id)
+        out[genre.id] = genre
+    if not out:
+        raise PackError(f"pack {pack_id}: no genre in {genres_dir}")
+    return out

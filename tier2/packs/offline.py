@@ -1,0 +1,124 @@
+"""Genre-agnostic helpers for a pack's offline table builders (``genres/<id>/builder.py``).
+
+Reading a brief's words, a seeded RNG (same brief → same choices), titles, subtitles, palettes and a difficulty.
+No genre knowledge here: each genre's builder owns its tables.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import hashlib
+import random
+import re
+import unicodedata
+
+__all__ = ["ascii_fold", "brief_tokens", "brief_words", "content_nouns", "difficulty", "hash_hue", "hsl",
+           "normalise_brief", "palette_for", "seeded", "singular", "slug", "subtitle_from", "title_from"]
+
+_STOP = frozenset(
+    "the and for with from that this where which while when then them they their there into your you our are "
+    "was were has have had not but can will game games make made makes play player players simple small tiny "
+    "little big fun short very some each every about over under what who how its it's like need needs".split())
+_EASY = frozenset({"easy", "relaxing", "relaxed", "cozy", "cosy", "gentle", "casual", "calm", "kids", "simple"})
+_HARD = frozenset({"hard", "difficult", "challenging", "brutal", "hardcore", "tough", "intense", "fast", "frantic"})
+
+
+def normalise_brief(brief: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", str(brief)).split()).lower()
+
+
+def ascii_fold(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+
+
+def brief_tokens(brief: str) -> list[str]:
+    return re.findall(r"[a-z]+", ascii_fold(brief).lower())
+
+
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def brief_words(brief: str) -> set[str]:
+    """The brief's words and their singulars (lower-case ascii)."""
+    tokens = brief_tokens(normalise_brief(brief))
+    return set(tokens) | {singular(t) for t in tokens}
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", ascii_fold(text).lower()).strip("_")
+
+
+def hsl(hue: float, sat: float, light: float) -> str:
+    r, g, b = colorsys.hls_to_rgb((hue % 360) / 360, light, sat)
+    return "#" + "".join(f"{round(c * 255):02x}" for c in (r, g, b))
+
+
+def hash_hue(text: str) -> int:
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:6], 16) % 360
+
+
+def seeded(brief: str, salt: str = "") -> random.Random:
+    """A `random.Random` seeded by sha256 of the normalised brief (and ``salt``): same brief, same choices."""
+    norm = normalise_brief(brief) + ("\x00" + salt if salt else "")
+    return random.Random(int.from_bytes(hashlib.sha256(norm.encode("utf-8")).digest(), "big"))
+
+
+def content_nouns(brief: str, skip: frozenset[str] = frozenset(), limit: int = 4) -> list[str]:
+    """Content words of the brief: singular, ascii, 4-12 letters, not stop words or ``skip``."""
+    out: list[str] = []
+    for tok in brief_tokens(normalise_brief(brief)):
+        word = singular(tok)
+        if 4 <= len(word) <= 12 and re.search(r"[aeiouy]", word) and not {tok, word} & (_STOP | skip) \
+                and word not in out:
+            out.append(word)
+    return out[:limit]
+
+
+def title_from(brief: str, suffixes: list[str], rng: random.Random, skip: frozenset[str] = frozenset(),
+               fallback: str = "Tiny") -> str:
+    """"<Brief noun> <suffix>" (≤ 32 chars), e.g. "Asteroid Blitz" — different briefs, different titles."""
+    nouns = content_nouns(brief, skip)
+    head = (rng.choice(nouns) if nouns else fallback).title()
+    return f"{head} {rng.choice(suffixes)}"[:32]
+
+
+def subtitle_from(brief: str, fallback: str, limit: int = 72) -> str:
+    """The brief, tidied into a one-line subtitle (articles dropped, cut at a word under ``limit``)."""
+    text = " ".join("".join(c for c in unicodedata.normalize("NFKC", brief) if c.isprintable()).split())
+    for sep in (":", " where ", " in which ", " — ", " - ", "; "):
+        at = text.lower().find(sep)
+        if at >= 0 and len(text[at + len(sep):].split()) >= 3:
+            text = text[at + len(sep):].strip()
+            break
+    text = re.sub(r"^(?:i|we|you)\s+", "", re.sub(r"^(?:a|an|the)\s+", "", text, flags=re.I), flags=re.I)
+    text = re.sub(r"\bI\b", "you", re.sub(r"\bmy\b", "your", text))
+    if len(text) > limit:
+        text = text[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:-—") + "…"
+    if len(text) < 3 or not any(c.isalpha() for c in text):
+        return fallback
+    return text[0].upper() + text[1:]
+
+
+def palette_for(hue: int, rng: random.Random) -> dict[str, str]:
+    """Dark background and panel in ``hue``, near-white text, a complementary accent, green good, red bad —
+    text on background and panel stays well above 4.5:1 contrast."""
+    return {"background": hsl(hue, rng.uniform(0.3, 0.45), rng.uniform(0.09, 0.13)),
+            "panel": hsl(hue, rng.uniform(0.25, 0.4), rng.uniform(0.2, 0.25)),
+            "accent": hsl(hue + rng.randint(140, 220), rng.uniform(0.65, 0.8), rng.uniform(0.58, 0.66)),
+            "text": hsl(hue, rng.uniform(0.3, 0.45), rng.uniform(0.92, 0.95)),
+            "good": hsl(rng.randint(105, 135), 0.5, 0.6), "bad": hsl(rng.randint(-8, 8), 0.65, 0.62)}
+
+
+def difficulty(brief: str) -> str:
+    """"easy", "normal" or "hard" from the brief's words."""
+    words = brief_words(brief)
+    if words & _HARD and not words & _EASY:
+        return "hard"
+    if words & _EASY and not words & _HARD:
+        return "easy"
+    return "normal"
