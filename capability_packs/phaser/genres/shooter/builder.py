@@ -99,10 +99,11 @@ def _enemies(dom: dict[str, Any], n_types: int, prof: dict[str, Any], rng: rando
         t = _TIERS[min(tier, len(_TIERS) - 1)]
         fire_ms = _between(rng, t["fire_ms"], 1 / prof["fire"])
         score_lo, score_hi = t["score"]
+        score = (score_lo + 5 * rng.randint(0, (score_hi - score_lo) // 5)) * mult
         out.append({
             "id": slug(name)[:32] or f"enemy_{tier + 1}", "name": name[:16], "shape": shape, "color": colour,
             "hp": _between(rng, t["hp"]), "radius": _between(rng, t["radius"]),
-            "speed": _between(rng, t["speed"], prof["speed"]), "score": (score_lo + 5 * rng.randint(0, (score_hi - score_lo) // 5)) * mult,
+            "speed": _between(rng, t["speed"], prof["speed"]), "score": score,
             "sway": _between(rng, t["sway"]), "sway_ms": rng.randint(18, 28) * 100,
             "homing": _between(rng, t["homing"]), "fire_ms": fire_ms,
             "shot_speed": _between(rng, (170, 220), prof["fire"]), "shot_radius": 5,
@@ -162,6 +163,9 @@ def build_tables(brief: str) -> dict[str, Any]:
     player_name = rng.choice(dom["player"])
     skip = frozenset(lex["title_skip"])
     title = title_from(brief, list(dom["suffixes"]), rng, skip=skip, fallback=player_name.split()[0])
+    head, _, rest = title.partition(" ")
+    fixed = lex["singular_fixes"].get(head.lower())
+    title = f"{fixed.title()} {rest}"[:32] if fixed else title
     fill = {"player": player_name, "enemies": dom["enemy_noun"]}
     theme = {
         "title": title, "subtitle": subtitle_from(brief, f"Shoot down every wave of {dom['enemy_noun']}", limit=72),
@@ -181,11 +185,12 @@ def build_tables(brief: str) -> dict[str, Any]:
     }
     n_types = min(len(dom["enemies"]), prof["waves"], rng.randint(3, 5))
     enemies = _enemies(dom, n_types, prof, rng, mult)
+    wave_list = _waves(dom, enemies, prof, rng, mult)
     waves = {"seed": rng.randrange(2**32), "start_delay_ms": rng.randint(26, 34) * 100,
-             "gap_ms": rng.randint(16, 24) * 100, "waves": _waves(dom, enemies, prof, rng, mult)}
+             "gap_ms": rng.randint(16, 24) * 100, "waves": wave_list}
     tables = {"theme.json": theme, "player.json": player, "enemies.json": {"enemies": enemies}, "waves.json": waves}
     # space the spawns of any wave a lone gunner could not keep up with (checks.py's model, the same numbers)
-    for i, wave in enumerate(waves["waves"]):
+    for i, wave in enumerate(wave_list):
         while _checks().wave_overrun(tables, i)[0] > 0 and wave["spawn_ms"] < _MAX_SPAWN_MS:
             wave["spawn_ms"] += 20
     return tables

@@ -66,9 +66,9 @@ def _solvable(tables: dict[str, Any]) -> list[str]:
     for i, wave in enumerate(tables["waves.json"]["waves"]):
         late, n, deadline, done = wave_overrun(tables, i)
         if late > 0:
-            out.append(f"waves.json waves[{i}] ({wave['name']}): enemy {n} reaches the ship's line {round(deadline)} ms "
-                       f"into the wave, a lone gunner needs until {round(done)} ms (+{_SAFETY_MS} ms margin): slower "
-                       "enemies, fewer hit points or more time between spawns")
+            out.append(f"waves.json waves[{i}] ({wave['name']}): enemy {n} reaches the ship's line "
+                       f"{round(deadline)} ms into the wave, a lone gunner needs until {round(done)} ms "
+                       f"(+{_SAFETY_MS} ms margin): slower enemies, fewer hit points or more time between spawns")
     for eid, e in types.items():
         if e["homing"] >= p["speed"] * 0.5:
             out.append(f"enemies.json {eid}.homing: {e['homing']} px/s is not under half the ship's speed {p['speed']}")
@@ -76,8 +76,9 @@ def _solvable(tables: dict[str, Any]) -> list[str]:
             sidestep_ms = (p["radius"] * 0.7 + e["shot_radius"] + _DODGE_MARGIN_PX) / p["speed"] * 1000
             flight_ms = ARENA["fireGap"] / e["shot_speed"] * 1000
             if sidestep_ms >= flight_ms / 2:
-                out.append(f"enemies.json {eid}.shot_speed: a shot from {ARENA['fireGap']} px lands in {round(flight_ms)} ms, "
-                           f"the ship needs {round(sidestep_ms)} ms to sidestep it (must be under half)")
+                out.append(f"enemies.json {eid}.shot_speed: a shot from {ARENA['fireGap']} px lands in "
+                           f"{round(flight_ms)} ms, the ship needs {round(sidestep_ms)} ms to sidestep it "
+                           "(must be under half)")
     return out
 
 
@@ -122,7 +123,7 @@ def _idle_loss_ms(tables: dict[str, Any]) -> float:
                 lives -= 1
                 shield_until = t + p["invulnerable_ms"]
                 if lives <= 0:
-                    return t
+                    return float(t)
         t0 = arrivals[-1] + waves["gap_ms"] if arrivals else t0
     return math.inf
 
@@ -137,8 +138,9 @@ def _losable(tables: dict[str, Any]) -> list[str]:
             f"{tables['player.json']['lives']} lives); it must happen within {LOSE_WITHIN_MS} ms"]
 
 
-def check_tables(tables: dict[str, Any]) -> list[Result]:
-    """The three checks; malformed tables (the schemas catch them) fail every check instead of raising."""
+def check_tables(tables: dict[str, Any], options: dict[str, Any] | None = None) -> list[Result]:
+    """The three checks; malformed tables (the schemas catch them) fail every check instead of raising.
+    ``options`` (validator options) changes nothing here."""
     checks = (("solvable", _solvable, "every wave can be shot down in time by a lone gunner"),
               ("idle_safe", _idle_safe, f"nothing can cost a life in the first {IDLE_MS} ms; at least 2 lives"),
               ("losable", _losable, f"an idle player loses every life within {LOSE_WITHIN_MS} ms"))
