@@ -20,8 +20,17 @@ from typing import Any
 
 import yaml
 
-from tier2.packs.offline import (brief_words, content_nouns, difficulty, hash_hue, palette_for, seeded, singular, slug,
-                                 subtitle_from)
+from tier2.packs.offline import (
+    brief_words,
+    content_nouns,
+    difficulty,
+    hash_hue,
+    palette_for,
+    seeded,
+    singular,
+    slug,
+    subtitle_from,
+)
 
 __all__ = ["TABLE_NAMES", "build_tables", "contrast", "legible_palette", "load_lexicon", "nice", "nice_floor"]
 
@@ -61,7 +70,7 @@ def nice(x: float) -> int:
     """``x`` rounded to two significant digits (at least 1): 1234 → 1200, 87.6 → 88."""
     if x < 1:
         return 1
-    mag = 10 ** max(0, int(math.floor(math.log10(x))) - 1)
+    mag: int = 10 ** max(0, int(math.floor(math.log10(x))) - 1)
     return max(1, int(round(x / mag)) * mag)
 
 
@@ -69,7 +78,7 @@ def nice_floor(x: float) -> int:
     """``x`` rounded down to two significant digits (at least 1): 1299 → 1200."""
     if x < 10:
         return max(1, int(x))
-    mag = 10 ** (int(math.floor(math.log10(x))) - 1)
+    mag: int = 10 ** max(0, int(math.floor(math.log10(x))) - 1)
     return int(x // mag) * mag
 
 

@@ -69,7 +69,7 @@ def simulate(tables: dict[str, Any], clicks_per_s: float, clicking: bool = True)
             next_act += period
             snap = {"currency": math.floor(currency + 1e-9), "goal": goal, "per_click": per_click,
                     "per_second": per_second, "upgrades": levels, "time_left_ms": limit - elapsed}
-            choice = probe.best_upgrade(snap, tables, clicks_per_s)
+            choice = probe.best_upgrade(snap, tables, clicks_per_s if clicking else 0.0)
             if choice is not None:
                 currency -= probe.upgrade_cost(ups[choice], levels[choice])
                 levels[choice] += 1
@@ -97,7 +97,8 @@ def _shape_problems(tables: dict[str, Any]) -> list[str]:
     ups = tables.get("upgrades.json", {}).get("upgrades") if isinstance(tables.get("upgrades.json"), dict) else None
     if not isinstance(eco, dict):
         return ["economy.json: missing or not an object"]
-    p = [f"economy.json {k}: missing or not a number" for k in ("start_currency", "goal", "time_limit_ms", "click_value")
+    keys = ("start_currency", "goal", "time_limit_ms", "click_value")
+    p = [f"economy.json {k}: missing or not a number" for k in keys
          if not isinstance(eco.get(k), int | float) or isinstance(eco.get(k), bool) or not math.isfinite(eco[k])]
     if not isinstance(ups, list) or not ups:
         return [*p, "upgrades.json upgrades: missing or empty"]

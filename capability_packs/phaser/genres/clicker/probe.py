@@ -38,7 +38,8 @@ def best_upgrade(state: dict[str, Any], tables: dict[str, Any], clicks_per_s: fl
     currency = _num(state.get("currency"))
     goal = _num(state.get("goal"))
     income = _num(state.get("per_click")) * clicks_per_s + _num(state.get("per_second"))
-    levels = state.get("upgrades") if isinstance(state.get("upgrades"), dict) else {}
+    raw_levels = state.get("upgrades")
+    levels: dict[str, Any] = raw_levels if isinstance(raw_levels, dict) else {}
     upgrades = tables.get("upgrades.json", {}).get("upgrades", [])
     best: tuple[float, str] | None = None
     for up in upgrades if isinstance(upgrades, list) else []:

@@ -3,8 +3,9 @@ import Phaser from 'phaser';
 import { START_KEYS, fillText, formatNumber, score } from '../state.js';
 import { card, fitText, onStartInput, text } from '../ui.js';
 
-const L = { cx: 400, card: { w: 640, h: 380, y: 300 }, band: 120, headY: 170, msgY: 262, statsY: 338, hintY: 430,
+const LAYOUT = { cx: 400, card: { w: 640, h: 380, y: 300 }, band: 120, headY: 170, msgY: 262, statsY: 338, hintY: 430,
   inner: 580, pulse: 1.06, pulseMs: 500 };
+const L = LAYOUT;
 const keyName = (code) => code.replace(/^Key/, '');
 
 export default class GameOver extends Phaser.Scene {

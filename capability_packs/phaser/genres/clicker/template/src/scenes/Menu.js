@@ -3,10 +3,11 @@ import Phaser from 'phaser';
 import { START_KEYS, controlsHint, startHint, fillText, formatNumber } from '../state.js';
 import { card, fitText, onStartInput, text } from '../ui.js';
 
-const L = {
+const LAYOUT = {
   cx: 400, card: { w: 620, h: 440, y: 300 }, band: 150, titleY: 140, subtitleY: 200, goalY: 268, iconY: 332,
   hintY: 410, controlsY: 462, inner: 560, iconScale: 0.32, bob: 6, bobMs: 700, blinkMs: 600,
 };
+const L = LAYOUT;
 
 export default class Menu extends Phaser.Scene {
   constructor() {

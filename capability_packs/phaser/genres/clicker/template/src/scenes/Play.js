@@ -8,7 +8,7 @@ import {
 } from '../state.js';
 import { fitText, text } from '../ui.js';
 
-const L = {
+const LAYOUT = {
   w: 800, cx: 400, hudH: 56, stripe: 5, stripeStep: 40,
   title: { x: 16, y: 16, w: 270 }, goal: { y: 8, w: 200 }, goalBar: { x: 300, y: 34, w: 200, h: 10 },
   time: { x: 784, y: 16 },
@@ -17,6 +17,7 @@ const L = {
   shop: { x: 404, y: 68, w: 380, h: 484, header: 34, pad: 12, rowMax: 60, gap: 6 },
   hintY: 580, press: 0.94, pressMs: 60, sparks: 6, jitter: 70, feedbackMs: 1500, warn: 0.2, coinMs: 500,
 };
+const L = LAYOUT;
 const keyLabel = (code) => code.replace(/^Digit/, '').replace(/^Key/, '');
 
 export default class Play extends Phaser.Scene {

@@ -3,7 +3,7 @@ import Phaser from 'phaser';
 import { hexToInt } from '../state.js';
 
 export const BUTTON_R = 110;
-const SIZES = { px: 4, spark: 10, coin: 22 };
+const SIZE = { px: 4, spark: 10, coin: 22 };
 
 export default class Preload extends Phaser.Scene {
   constructor() {
@@ -18,22 +18,22 @@ export default class Preload extends Phaser.Scene {
     for (const [k, v] of Object.entries(pal)) {
       g.clear();
       g.fillStyle(hexToInt(v), 1);
-      g.fillRect(0, 0, SIZES.px, SIZES.px);
-      g.generateTexture(`px-${k}`, SIZES.px, SIZES.px);
+      g.fillRect(0, 0, SIZE.px, SIZE.px);
+      g.generateTexture(`px-${k}`, SIZE.px, SIZE.px);
     }
     this.buttonTexture(g, hexToInt(pal.accent), hexToInt(pal.text));
     const accent = Phaser.Display.Color.IntegerToColor(hexToInt(pal.accent));
     g.clear();
-    g.fillStyle(accent.clone().lighten(25).color, 1);
-    g.fillCircle(SIZES.spark / 2, SIZES.spark / 2, SIZES.spark / 2);
-    g.generateTexture('spark', SIZES.spark, SIZES.spark);
-    const r = SIZES.coin / 2;
+    g.fillStyle(hexToInt(pal.good), 1);
+    g.fillCircle(SIZE.spark / 2, SIZE.spark / 2, SIZE.spark / 2);
+    g.generateTexture('spark', SIZE.spark, SIZE.spark);
+    const r = SIZE.coin / 2;
     g.clear();
     g.fillStyle(accent.clone().darken(30).color, 1);
     g.fillCircle(r, r, r);
     g.fillStyle(accent.clone().lighten(10).color, 1);
     g.fillCircle(r, r, r - 3);
-    g.generateTexture('coin', SIZES.coin, SIZES.coin);
+    g.generateTexture('coin', SIZE.coin, SIZE.coin);
     g.destroy();
     this.scene.start('Menu');
   }
