@@ -4,7 +4,7 @@
 import Phaser from 'phaser';
 import {
   ACTIONS, createState, swap, moveCursor, setCursor, rotate, faceTowards, partner, tick, abandon, fillText,
-  hexToInt, controlRows,
+  hexToInt, controlRows, START_KEYS,
 } from '../state.js';
 
 const LAYOUT = {
@@ -14,7 +14,7 @@ const LAYOUT = {
   panel: { x: 500, y: 66, w: 284, h: 504 }, pad: 14,
   scoreY: 12, valueY: 32, barY: 68, barH: 12, statsY: 90, feedbackY: 116, tilesY: 178, legendY: 202,
   legendRow: 24, legendMax: 192, legendIcon: 20, controlsY: 400, controlsRow: 21, keysW: 112,
-  swapMs: 110, dropMs: 220, endMs: 650, feedbackMs: 2200,
+  swapMs: 110, dropMs: 220, endMs: 300, feedbackMs: 2200,
 };
 
 const BOARD_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Space']);
@@ -32,6 +32,7 @@ export default class Play extends Phaser.Scene {
     this.st = createState(this.tables);
     this.registry.set('state', this.st);
     this.finished = false;
+    this.leaving = false;
     const L = LAYOUT;
     this.cell = Math.floor(Math.min(L.maxCell, L.boardPx / board.size));
     this.ox = L.area.x + Math.floor((L.area.w - this.cell * board.size) / 2);
@@ -107,7 +108,11 @@ export default class Play extends Phaser.Scene {
   }
 
   onKey(ev) {
-    if (ev.repeat || this.finished) return;
+    if (ev.repeat) return;
+    if (this.finished) {
+      if (START_KEYS.includes(ev.code)) this.toGameOver(); // skip the last look at the board
+      return;
+    }
     const action = this.keyAction[ev.code];
     if (action) this.act(action);
   }
@@ -213,6 +218,12 @@ export default class Play extends Phaser.Scene {
     if (this.finished || out === 'running') return;
     this.finished = true;
     if (out === 'abandoned') this.scene.start('Menu');
-    else this.time.delayedCall(LAYOUT.endMs, () => this.scene.start('GameOver'));
+    else this.time.delayedCall(LAYOUT.endMs, () => this.toGameOver());
+  }
+
+  toGameOver() {
+    if (this.leaving || this.st.outcome === 'abandoned') return;
+    this.leaving = true;
+    this.scene.start('GameOver');
   }
 }
