@@ -68,12 +68,13 @@ def _target(tables: dict[str, Any]) -> dict[str, Any]:
     if play["outcome"] == "won":
         return _result("target_reachable", True, f"target {target}: the reference play (nearest matching swap) reaches"
                        f" {play['score']} in {play['moves_used']} of {moves} moves", evidence=ev)
-    if target <= floor:
+    if target <= floor and rules.has_move(rules.initial_grid(tables["board.json"])):
         return _result("target_reachable", True, f"target {target} ≤ {floor} ({moves} moves × {MIN_LINE} tiles × "
                        f"{ppt} points): matching on every move reaches it", evidence=ev)
-    return _result("target_reachable", False, f"target {target} is out of reach: above {floor} ({moves} moves × "
-                   f"{MIN_LINE} tiles × {ppt} points) and the reference play ends at {play['score']}",
-                   [f"goals.json target_score: {target} > {floor} and > {play['score']} (reference play)"], ev)
+    return _result("target_reachable", False, f"target {target} is out of reach: the reference play ends at "
+                   f"{play['score']}, and no play is sure to score {target} (moves × {MIN_LINE} tiles × {ppt} points "
+                   f"= {floor}, on a board with a matching swap)",
+                   [f"goals.json target_score: {target} > {play['score']} (reference play)"], ev)
 
 
 def _losable(tables: dict[str, Any], grid: list[list[int]]) -> dict[str, Any]:
@@ -109,7 +110,9 @@ def check_tables(tables: dict[str, Any], options: dict[str, Any] | None = None) 
     try:
         board, goals = tables["board.json"], tables["goals.json"]
         size, moves = int(board["size"]), int(goals["moves"])
-        kinds = list(board["kinds"])
+        kinds = board["kinds"]
+        if not isinstance(kinds, list) or not all(isinstance(k, dict) for k in kinds):
+            raise TypeError("board.json kinds: not a list of objects")
         if not (SIZES[0] <= size <= SIZES[1] and KINDS[0] <= len(kinds) <= KINDS[1] and 1 <= moves <= MAX_MOVES):
             raise ValueError(f"size {size}, {len(kinds)} kinds or {moves} moves out of the schema's bounds")
         for key in ("points_per_tile", "target_score", "cascade_bonus"):

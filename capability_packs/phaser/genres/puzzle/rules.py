@@ -203,6 +203,7 @@ class Game:
         c = int(board["size"]) // 2
         self.cursor, self.facing = (c, c), "right"
         self.moves_left, self.score, self.matches, self.outcome = int(goals["moves"]), 0, 0, "running"
+        self.cascades = self.shuffles = 0
 
     def _deal(self, size: int) -> Grid:
         for _ in range(MAX_DEALS):
@@ -217,7 +218,8 @@ class Game:
         return {"scene": "Play", "outcome": self.outcome, "grid": [list(r) for r in self.grid],
                 "cursor": {"x": self.cursor[0], "y": self.cursor[1]}, "selected": {"x": sel[0], "y": sel[1]},
                 "facing": effective_facing(self.cursor, self.facing, size), "moves_left": self.moves_left,
-                "score": self.score, "matches": self.matches, "target": self.goals["target_score"]}
+                "score": self.score, "matches": self.matches, "target": self.goals["target_score"],
+                "cascades": self.cascades, "shuffles": self.shuffles}
 
     def act(self, name: str) -> None:
         size = len(self.grid)
@@ -245,10 +247,12 @@ class Game:
             cleared = list(dict.fromkeys(c for r in runs for c in r))
             self.score += len(cleared) * int(self.goals["points_per_tile"]) + cascade * int(self.goals["cascade_bonus"])
             self.matches += len(runs)
+            self.cascades += cascade > 0
             _collapse(self.rng, g, cleared, self.kinds)
             runs, cascade = find_runs(g), cascade + 1
         if cascade and not has_move(g):
             self.grid = self._deal(len(g))
+            self.shuffles += 1
         if self.score >= int(self.goals["target_score"]):
             self.outcome = "won"
         elif self.moves_left <= 0:
