@@ -115,6 +115,8 @@ class ValidationRunner:
     design_goal: str = ""
     #: where project builds run (the run's workspace sandbox, `tier2.sandbox`); None = on the host
     launcher: Launcher | None = None
+    #: the play trace of the latest validation (None before any, or when nothing was played)
+    last_trace: PlayTrace | None = None
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
@@ -250,6 +252,7 @@ class ValidationRunner:
             done = completion_map(self.design_spec, l2)
             notes.append(f"design conformance: {done['summary']} (genre {done['genre']})")
         gates = [apply_policy(g, self.policy) for g in gates]
+        self.last_trace = trace
         report = ValidationReport(
             target=target.label, mode=mode, passed=not any(g.blocking for g in gates), gates=gates,
             screenshots=screenshots, build=target.build.to_dict() if target.build else None, notes=notes,
