@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, Literal
 
 import jsonschema
 import pytest
@@ -13,9 +14,16 @@ import pytest
 from tier2.packs import load_pack
 
 ROOT = Path(__file__).resolve().parents[3]
-GENRE = load_pack(ROOT / "capability_packs", "phaser", ROOT / "skills").genre("puzzle")
-BUILDER, CHECKS, PROBE = GENRE.module("builder"), GENRE.module("checks"), GENRE.module("probe")
-assert BUILDER is not None and CHECKS is not None and PROBE is not None
+GENRE = load_pack(ROOT / "capability_packs", "phaser").genre("puzzle")
+
+
+def _module(name: Literal["builder", "probe"]) -> ModuleType:
+    mod = GENRE.module(name)
+    assert mod is not None, name
+    return mod
+
+
+BUILDER, PROBE = _module("builder"), _module("probe")
 ACTIONS = {a: {"keys": ["x"]} for a in ("start", "up", "down", "left", "right", "rotate", "swap", "abandon")}
 
 BRIEFS = [

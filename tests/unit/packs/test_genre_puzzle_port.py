@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -14,9 +15,10 @@ import pytest
 from tier2.packs import load_pack
 
 ROOT = Path(__file__).resolve().parents[3]
-GENRE = load_pack(ROOT / "capability_packs", "phaser", ROOT / "skills").genre("puzzle")
-PROBE = GENRE.module("probe")
-assert PROBE is not None
+GENRE = load_pack(ROOT / "capability_packs", "phaser").genre("puzzle")
+_PROBE = GENRE.module("probe")
+assert _PROBE is not None
+PROBE: ModuleType = _PROBE
 RULES = PROBE.rules
 SRC = GENRE.template_dir / "src"
 NODE = shutil.which("node")
@@ -75,11 +77,12 @@ def test_probe_plays_give_the_same_snapshots_in_python_and_in_the_game() -> None
     """Each game is played by the probe on the Python model; node replays the same actions on state.js."""
     briefs = ["a relaxing candy match-3 puzzle", "hard jewel swapping game in a mine", "a grid of coloured blocks",
               "space puzzle with planets and comets", "challenging rune matching puzzle for wizards"]
-    games, expected = [], []
+    games: list[dict[str, Any]] = []
+    expected: list[list[dict[str, Any]]] = []
     for brief in briefs:
         tables = GENRE.build_tables(brief)
         for matching in (True, False):
-            game, actions = RULES.Game(tables), []
+            game, actions = RULES.Game(tables), list[str]()
             snaps = [game.snapshot()]
             while game.outcome == "running" and len(actions) < 400:
                 name = (PROBE.win_action if matching else PROBE.lose_action)(game.snapshot(), {
@@ -101,12 +104,13 @@ def test_probe_plays_give_the_same_snapshots_in_python_and_in_the_game() -> None
 def test_cascades_and_redeals_match_on_long_plays() -> None:
     """Many moves on small boards with many kinds: matching swaps run out now and then (redeals), cascades too."""
     base = GENRE.build_tables("a relaxing candy match-3 puzzle")
-    games, expected = [], []
+    games: list[dict[str, Any]] = []
+    expected: list[dict[str, Any]] = []
     for seed in range(6):
         tables = {**base, "board.json": {**base["board.json"], "size": 5, "seed": seed * 1001,
                                          "kinds": (base["board.json"]["kinds"] * 2)[:7]},
                   "goals.json": {**base["goals.json"], "moves": 60, "target_score": 10**6}}
-        game, actions = RULES.Game(tables), []
+        game, actions = RULES.Game(tables), list[str]()
         while game.outcome == "running":
             name = PROBE.win_action(game.snapshot(), {a: {} for a in PROBE.ACTIONS}, tables)
             game.act(name)

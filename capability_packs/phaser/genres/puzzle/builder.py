@@ -81,7 +81,7 @@ def _kinds(tiles: list[list[Any]], n: int, rng: Any) -> list[dict[str, str]]:
     chosen = tiles[:n]
     shapes = list(SHAPES)
     rng.shuffle(shapes)
-    out = []
+    out: list[dict[str, str]] = []
     for (name, hue), shape in zip(chosen, shapes, strict=False):
         colour = hsl(hue + rng.randint(-6, 6), rng.uniform(0.68, 0.8), rng.uniform(0.56, 0.62))
         out.append({"id": slug(str(name)) or f"tile_{len(out)}", "name": str(name), "color": colour, "shape": shape})
@@ -115,7 +115,7 @@ def _target(tables: dict[str, Any], factor: float) -> int:
     ppt = int(tables["goals.json"]["points_per_tile"])
     play = _probe().reference_play(tables, target=10**9)
     scores = play["score_at_action"] or [0]
-    cap = scores[min(WIN_ACTION_BUDGET, len(scores)) - 1]
+    cap = int(scores[min(WIN_ACTION_BUDGET, len(scores)) - 1])
     target = min(int(play["score"] * factor), cap)
     return max(3 * ppt, target // ppt * ppt)
 

@@ -66,7 +66,7 @@ def next_step(state: dict[str, Any], matching: bool) -> str | None:
 
 def _dir(a: tuple[int, int], b: tuple[int, int]) -> str:
     step = (b[0] - a[0], b[1] - a[1])
-    return next(f for f, d in rules.STEP.items() if d == step)
+    return str(next(f for f, d in rules.STEP.items() if d == step))
 
 
 def _act(state: dict[str, Any], actions: dict[str, Any], matching: bool) -> str | None:
@@ -94,7 +94,7 @@ def reference_play(tables: dict[str, Any], matching: bool = True, max_actions: i
     if target is not None:
         tables = {**tables, "goals.json": {**tables["goals.json"], "target_score": target}}
     game = rules.Game(tables)
-    vocab = dict.fromkeys(ACTIONS, {})
+    vocab: dict[str, Any] = dict.fromkeys(ACTIONS, {})
     scores: list[int] = []
     while game.outcome == "running" and len(scores) < max_actions:
         name = _act(game.snapshot(), vocab, matching)

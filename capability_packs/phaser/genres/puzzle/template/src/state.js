@@ -14,8 +14,8 @@ export const ACTIONS = {
   left: { keys: ['ArrowLeft', 'KeyA'], label: 'cursor left' },
   down: { keys: ['ArrowDown', 'KeyS'], label: 'cursor down' },
   right: { keys: ['ArrowRight', 'KeyD'], label: 'cursor right' },
-  rotate: { keys: ['KeyR', 'KeyE'], label: 'turn the swap partner' },
-  swap: { keys: ['Space', 'KeyX'], label: 'swap the two marked tiles' },
+  rotate: { keys: ['KeyR', 'KeyE'], label: 'turn the partner' },
+  swap: { keys: ['Space', 'KeyX'], label: 'swap the marked pair' },
   abandon: { keys: ['Escape'], label: 'quit to the menu' },
 };
 export const MOVE_ACTIONS = ['up', 'left', 'down', 'right'];

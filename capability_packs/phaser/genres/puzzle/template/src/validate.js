@@ -5,7 +5,7 @@ import { findRuns, hasMove } from './board.js';
 const HEX = /^#[0-9a-fA-F]{6}$/;
 const ID = /^[a-z][a-z0-9_]*$/;
 export const SHAPES = ['circle', 'diamond', 'square', 'triangle', 'hexagon', 'star', 'ring', 'cross'];
-export const LIMITS = { size: [5, 10], kinds: [4, 8] };
+export const SCHEMA_RANGES = { size: [5, 10], kinds: [4, SHAPES.length] }; // as schemas/board.schema.json
 const PALETTE = ['background', 'panel', 'accent', 'text', 'good', 'bad'];
 const TEXTS = ['win', 'lose', 'no_match', 'cascade'];
 
@@ -33,10 +33,10 @@ function validateTheme(theme) {
 function validateBoard(board) {
   const f = 'board.json';
   need(isObj(board), f, '(root)', 'missing or not an object');
-  need(isInt(board.size, ...LIMITS.size), f, 'size', `must be an integer ${LIMITS.size.join('-')}`);
+  need(isInt(board.size, ...SCHEMA_RANGES.size), f, 'size', `must be an integer ${SCHEMA_RANGES.size.join('-')}`);
   need(isInt(board.seed, 0, 4294967295), f, 'seed', 'must be an integer 0-4294967295');
   need(Array.isArray(board.kinds), f, 'kinds', 'missing or not an array');
-  need(isInt(board.kinds.length, ...LIMITS.kinds), f, 'kinds', `must list ${LIMITS.kinds.join('-')} tile kinds`);
+  need(isInt(board.kinds.length, ...SCHEMA_RANGES.kinds), f, 'kinds', `must list ${SCHEMA_RANGES.kinds.join('-')} tile kinds`);
   const ids = new Set();
   board.kinds.forEach((k, i) => {
     const at = `kinds[${i}]`;

@@ -27,7 +27,7 @@ export default class GameOver extends Phaser.Scene {
     const top = L.card.y - L.card.h / 2;
     g.fillStyle(hexToInt(pal.panel), 1).fillRect(left, top, L.card.w, L.band);
     g.lineStyle(4, hexToInt(won ? pal.good : pal.bad), 1).strokeRect(left, top, L.card.w, L.card.h);
-    const head = this.add.text(L.cx, L.headY, won ? 'Puzzle solved!' : 'Out of moves', {
+    const head = this.add.text(L.cx, L.headY, won ? 'You win!' : 'Game over', {
       fontFamily: L.font, fontSize: '40px', color: won ? pal.good : pal.bad, fontStyle: 'bold',
     }).setOrigin(0.5);
     this.tweens.add({ targets: head, scale: L.pulse, duration: L.pulseMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });

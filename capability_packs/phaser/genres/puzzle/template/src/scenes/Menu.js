@@ -44,7 +44,7 @@ export default class Menu extends Phaser.Scene {
     text(L.cx, L.goalY, `Score ${goals.target_score} points in ${goals.moves} moves · lines of 3+ clear`, 17, pal.text)
       .setOrigin(0.5);
     const hint = text(L.cx, L.startY, startLine(), 22, pal.good, { fontStyle: 'bold' }).setOrigin(0.5);
-    this.tweens.add({ targets: hint, alpha: 0.35, duration: L.blinkMs, yoyo: true, repeat: -1 });
+    this.tweens.add({ targets: hint, scale: 1.05, duration: L.blinkMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
     controlRows().forEach(([keys, what], i) => {
       const y = L.controlsY + i * L.rowH;
       text(L.keysX, y, keys, 15, pal.accent, { fontStyle: 'bold' }).setOrigin(1, 0);

@@ -170,7 +170,7 @@ export default class Play extends Phaser.Scene {
     this.checkEnd();
   }
 
-  // Tiles of the columns that lost tiles fall in from above.
+  // Tiles of the columns that lost tiles fall in from above (from the top row at most: nothing leaves the board).
   dropIn(res) {
     const size = this.st.grid.length;
     for (let x = 0; x < size; x++) {
@@ -179,16 +179,17 @@ export default class Play extends Phaser.Scene {
       const lowest = Math.max(...res.steps.flatMap((st) => st.cleared.filter(([cx]) => cx === x).map(([, cy]) => cy)), 0);
       for (let y = 0; y <= Math.min(lowest, size - 1); y++) {
         const t = this.tiles[y][x];
-        this.tweens.add({ targets: t, y: { from: this.cy(y) - Math.min(fallen, size) * this.cell * 0.5, to: this.cy(y) },
+        const from = Math.max(this.cy(0), this.cy(y) - fallen * this.cell); // never above the board
+        this.tweens.add({ targets: t, y: { from, to: this.cy(y) },
           alpha: { from: 0.2, to: 1 }, duration: LAYOUT.dropMs, ease: 'Quad.easeIn' });
       }
     }
   }
 
   say(msg, color) {
-    this.feedback.setText(msg).setColor(color).setAlpha(1);
-    this.tweens.killTweensOf(this.feedback);
-    this.tweens.add({ targets: this.feedback, alpha: 0, delay: LAYOUT.feedbackMs, duration: 400 });
+    this.feedback.setText(msg).setColor(color).setVisible(true);
+    if (this.feedbackTimer) this.feedbackTimer.remove();
+    this.feedbackTimer = this.time.delayedCall(LAYOUT.feedbackMs, () => this.feedback.setVisible(false));
   }
 
   refresh() {
