@@ -2,6 +2,7 @@
 // A start key (START_KEYS) or a click starts Play.
 import Phaser from 'phaser';
 import { hexToInt, START_KEYS, controlRows, startLine } from '../state.js';
+import { fitWidth } from './fit.js';
 
 const LAYOUT = {
   cx: 400, card: { w: 640, h: 500, y: 300 }, band: 150, titleY: 100, subtitleY: 160, tilesY: 250, tileGap: 58,
@@ -28,7 +29,7 @@ export default class Menu extends Phaser.Scene {
     const top = L.card.y - L.card.h / 2;
     g.fillStyle(hexToInt(pal.panel), 1).fillRect(left, top, L.card.w, L.band);
     g.lineStyle(4, hexToInt(pal.accent), 1).strokeRect(left, top, L.card.w, L.card.h);
-    text(L.cx, L.titleY, theme.title, 44, pal.accent, { fontStyle: 'bold' }).setOrigin(0.5);
+    fitWidth(text(L.cx, L.titleY, theme.title, 44, pal.accent, { fontStyle: 'bold' }).setOrigin(0.5), L.card.w - 40);
     text(L.cx, L.subtitleY, theme.subtitle, 18, pal.text, { align: 'center', wordWrap: { width: L.card.w - 60 } })
       .setOrigin(0.5);
 

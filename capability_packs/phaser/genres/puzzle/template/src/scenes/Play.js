@@ -6,10 +6,11 @@ import {
   ACTIONS, createState, swap, moveCursor, setCursor, rotate, faceTowards, partner, tick, abandon, fillText,
   hexToInt, controlRows, START_KEYS,
 } from '../state.js';
+import { fitWidth } from './fit.js';
 
 const LAYOUT = {
   font: 'Trebuchet MS, Verdana, sans-serif',
-  titleX: 20, titleY: 14, goalX: 784, goalY: 22, band: 58,
+  titleX: 20, titleY: 14, titleW: 440, goalX: 784, goalY: 22, band: 58,
   area: { x: 20, y: 66, w: 460, h: 504 }, maxCell: 64, boardPx: 440, inset: 6,
   panel: { x: 500, y: 66, w: 284, h: 504 }, pad: 14,
   scoreY: 12, valueY: 32, barY: 68, barH: 12, statsY: 90, feedbackY: 116, tilesY: 178, legendY: 202,
@@ -40,7 +41,7 @@ export default class Play extends Phaser.Scene {
 
     const g = this.add.graphics();
     g.fillStyle(this.col.accent, 1).fillRect(0, L.band - 4, 800, 4);
-    this.txt(L.titleX, L.titleY, theme.title, 24, this.pal.accent, true);
+    fitWidth(this.txt(L.titleX, L.titleY, theme.title, 24, this.pal.accent, true), L.titleW);
     this.txt(L.goalX, L.goalY, `Goal: ${goals.target_score} points in ${goals.moves} moves`, 16, this.pal.text)
       .setOrigin(1, 0);
     g.lineStyle(2, this.col.panel, 1).strokeRect(this.ox - 4, this.oy - 4, this.cell * board.size + 8, this.cell * board.size + 8);
@@ -97,7 +98,7 @@ export default class Play extends Phaser.Scene {
     kinds.forEach((k, i) => {
       const y = P.y + L.legendY + i * row + row / 2;
       this.add.image(x + L.legendIcon / 2, y, `tile-${i}`).setDisplaySize(L.legendIcon, L.legendIcon);
-      this.txt(x + L.legendIcon + 10, y, k.name, 14, this.pal.text).setOrigin(0, 0.5);
+      fitWidth(this.txt(x + L.legendIcon + 10, y, k.name, 14, this.pal.text).setOrigin(0, 0.5), barW - L.legendIcon - 10);
     });
     this.txt(x, P.y + L.controlsY, 'Controls', 15, this.pal.accent, true);
     controlRows().forEach(([keys, what], i) => {
