@@ -60,7 +60,7 @@ async def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated defect classes to run")
     args = ap.parse_args()
     only = {d for d in args.only.split(",") if d}
-    pack = load_pack(ROOT / "capability_packs", "phaser", ROOT / "skills")
+    pack = load_pack(ROOT / "capability_packs", "phaser")
     security = load_security(ROOT / "config")
     policy = PolicyStore(ROOT / "config").snapshot()
     rows: list[dict] = []

@@ -56,7 +56,7 @@ def classify_brief(brief: str, vocab: Vocab) -> GenreGuess:
     for genre, words_of in vocab.items():
         single = {w for w in words_of if " " not in w}
         hits = [w for w in words if w in single or w.rstrip("s") in single]
-        hits += [w for w in words_of if " " in w and w in low] * 2  # a phrase ("tower defense") counts double
+        hits += [w for w in words_of if " " in w and w in low] * 2  # a two-word phrase counts double
         if hits:
             matched[genre] = hits
     scores = {g: len(h) for g, h in matched.items()}

@@ -131,8 +131,9 @@ def pack_by_ref(ref: str) -> Pack | None:
 
 
 @functools.cache
-def load_pack(packs_dir: Path, pack_id: str, skills_root: Path) -> Pack:
-    """Load and validate ``<packs_dir>/<pack_id>/pack.yaml``."""
+def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) -> Pack:
+    """Load and validate ``<packs_dir>/<pack_id>/pack.yaml``; its skills live in ``<pack>/skills`` unless
+    ``skills_root`` says otherwise."""
     root = (packs_dir / pack_id).resolve()
     manifest_path = root / "pack.yaml"
     if not manifest_path.exists():
@@ -146,7 +147,8 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path) -> Pack:
     genres = load_genres(root / manifest.genres_dir, manifest.id)
     if manifest.default_genre not in genres:
         raise PackError(f"pack {pack_id}: default genre {manifest.default_genre!r} not in {', '.join(genres)}")
-    pack = Pack(manifest=manifest, root=root, skills_root=skills_root.resolve(), genres=genres)
+    pack = Pack(manifest=manifest, root=root, skills_root=(skills_root or root / "skills").resolve(),
+                genres=genres)
     for genre in genres.values():
         for rel in (manifest.build.entry, manifest.build.html):
             if not (genre.template_dir / rel).exists():

@@ -141,7 +141,7 @@ def test_a_purchase_nothing_uses_is_a_loss_path(start: int, kinds: set[str]) -> 
 # --- generated games ----------------------------------------------------------------------------------------------
 
 _ROOT = Path(__file__).resolve().parents[3]
-_SHOP = load_pack(_ROOT / "capability_packs", "phaser", _ROOT / "skills").genre("shop")
+_SHOP = load_pack(_ROOT / "capability_packs", "phaser").genre("shop")
 BRIEFS = [f"{what} {n}" for n in range(10) for what in (
     "a cozy bakery where I bake bread and cakes for villagers",
     "a potion shop where wizards buy elixirs brewed from herbs",

@@ -106,8 +106,9 @@ def read_conversation(messages: list[Msg]) -> Conversation:
     brief_match = briefs[-1] if briefs else None
     full_user = "\n".join(user_texts)
     project_match = _PROJECT_RE.search(system)
-    request = next((t for t in reversed(user_texts) if _BRIEF_RE.search(t)), "")
-    pack_match, genre_match = _PACK_RE.search(request), _GENRE_RE.search(request)
+    # the latest request that names them (a follow-up's request names the genre the project holds now)
+    pack_match = next((m for t in reversed(user_texts) if (m := _PACK_RE.search(t))), None)
+    genre_match = next((m for t in reversed(user_texts) if (m := _GENRE_RE.search(t))), None)
     return Conversation(
         system=system,
         brief=(brief_match.group(1) if brief_match else full_user).strip(),

@@ -15,7 +15,7 @@ It plays the writer role with real tool calls, in this order:
 
 Faults (model parameter ``faults``) make the first write deliberately wrong — ``syntax_error`` in
 ``src/scenes/Play.js`` or ``missing_data_key``
-(the first number of the last table with one: ``economy.start_money`` in the shop) — so the repairs run for real.
+(the first number of the last table with one: ``economy.start_money`` in the default genre) — so the repairs run.
 """
 
 from __future__ import annotations
@@ -97,13 +97,13 @@ def _tables(conv: Conversation) -> dict[str, Any]:
 
 def _render_table(conv: Conversation, name: str, faulty: bool) -> str:
     table = dict(_tables(conv)[name])
-    if faulty:  # the first numeric key goes missing (economy.start_money in the shop)
+    if faulty:  # the first numeric key goes missing
         table.pop(next((k for k, v in table.items() if isinstance(v, (int, float))), ""), None)
     return json.dumps(table, indent=2, ensure_ascii=False) + "\n"
 
 
 def _fault_table(conv: Conversation) -> str:
-    """The table the ``missing_data_key`` fault breaks: the last one with a top-level number (shop: economy.json)."""
+    """The table the ``missing_data_key`` fault breaks: the last one with a top-level number."""
     return next((n for n, t in reversed(list(_tables(conv).items()))
                  if isinstance(t, dict) and any(isinstance(v, (int, float)) for v in t.values())), "")
 
