@@ -6,7 +6,7 @@ import { card, fitText, onStartInput, text } from '../ui.js';
 const LAYOUT = { cx: 400, card: { w: 640, h: 380, y: 300 }, band: 120, headY: 170, msgY: 262, statsY: 338, hintY: 430,
   inner: 580, pulse: 1.06, pulseMs: 500 };
 const L = LAYOUT;
-const REASONS = { time: 'The time ran out.', hazard: 'One trap too many.', enemy: 'Caught one time too many.' };
+const HEADINGS = { won: 'You escaped!', time: "Time's up!", hazard: 'Trapped!', enemy: 'Caught!' };
 const keyName = (code) => code.replace(/^Key/, '');
 
 export default class GameOver extends Phaser.Scene {
@@ -21,12 +21,11 @@ export default class GameOver extends Phaser.Scene {
     const won = st.outcome === 'won';
     const colour = won ? pal.good : pal.bad;
     card(this, pal, L.cx, L.card.y, L.card.w, L.card.h, L.band, colour);
-    const head = fitText(text(this, L.cx, L.headY, won ? 'You escaped!' : 'Game over', 40, colour, { bold: true })
-      .setOrigin(0.5), L.inner);
+    const heading = HEADINGS[won ? 'won' : st.lostReason] || 'Game over';
+    const head = fitText(text(this, L.cx, L.headY, heading, 40, colour, { bold: true }).setOrigin(0.5), L.inner);
     this.tweens.add({ targets: head, scale: L.pulse, duration: L.pulseMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
     const msg = fillText(won ? theme.texts.win : theme.texts.lose, { gem: theme.gem_name, score: st.score });
-    const why = !won && REASONS[st.lostReason] ? ` ${REASONS[st.lostReason]}` : '';
-    text(this, L.cx, L.msgY, msg + why, 21, pal.text, { align: 'center', wrap: L.inner }).setOrigin(0.5);
+    text(this, L.cx, L.msgY, msg, 21, pal.text, { align: 'center', wrap: L.inner }).setOrigin(0.5);
     const reached = won ? mazes.mazes.length : st.level;
     const stats = `Score ${st.score}   ·   mazes cleared ${reached} / ${mazes.mazes.length}   ·   moves ${st.moves}`;
     fitText(text(this, L.cx, L.statsY, stats, 18, pal.accent, { align: 'center' }).setOrigin(0.5), L.inner);
