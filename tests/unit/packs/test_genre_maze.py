@@ -18,7 +18,7 @@ import pytest
 from tier2.packs import load_pack
 
 ROOT = Path(__file__).resolve().parents[3]
-GENRE = load_pack(ROOT / "capability_packs", "phaser", ROOT / "skills").genre("maze")
+GENRE = load_pack(ROOT / "capability_packs", "phaser").genre("maze")
 
 
 def _module(name: Literal["builder", "probe", "checks"]) -> ModuleType:
@@ -246,3 +246,15 @@ def test_enemy_cells_match_state_js() -> None:
               "{ const c = enemyCell({ path: p }, ms, 500); return [c.x, c.y]; }))));")
     out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == [[list(LIB.enemy_cell(p, ms, 500)) for ms in times] for p in paths]
+
+
+def test_hostile_tables_neither_hang_nor_crash() -> None:
+    huge = ["P" + "." * 2000 + "E"] * 3000
+    assert [r["passed"] for r in GENRE.check_tables(_planted(huge))] == [False, False]
+    odd = _planted(OPEN, [{"path": [["a", 1], [None]]}, {"path": "x"}, "y"])  # type: ignore[list-item]
+    assert any("not [x, y] cells" in f for f in _findings(odd, "maze_fair"))
+    for rows in ([1, 2, 3], ["#P#", "#E##"], "rows"):
+        assert PROBE.win_action(_state((1, 1), [(7, 1)]), MOVES, _planted(rows)) is None  # type: ignore[arg-type]
+        assert PROBE.lose_action(_state((1, 1), []), MOVES, _planted(rows)) == ("wait", PROBE.LONG_WAIT)  # type: ignore[arg-type]
+    weird = _planted(OPEN, [{"path": [[1, "z"], 5]}])
+    assert PROBE.win_action(_state((1, 1), [(7, 1)], enemies=[(5, 3)]), MOVES, weird) in ("down", "right")

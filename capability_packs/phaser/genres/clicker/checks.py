@@ -25,6 +25,7 @@ HUMAN_CLICKS_PER_S = 4.0
 REACH_FRACTION = 0.9  # the goal must fall at most this far into the time limit (a margin for slower players)
 FPS = 60
 MAX_UPGRADES = 9
+MAX_TIME_MS = 600_000  # as the schema: the simulation runs frame by frame
 
 
 def _sibling(name: str) -> ModuleType:
@@ -113,8 +114,9 @@ def _shape_problems(tables: dict[str, Any]) -> list[str]:
         p += [f"upgrades.json upgrades[{i}].{k}: missing or negative" for k in bad]
         if not bad and (u["cost"] <= 0 or u["cost_growth"] < 1):
             p.append(f"upgrades.json upgrades[{i}]: cost must be > 0 and cost_growth >= 1")
-    if not p and (eco["goal"] <= eco["start_currency"] or eco["click_value"] <= 0 or eco["time_limit_ms"] <= 0):
-        p.append("economy.json: needs goal > start_currency, click_value > 0 and time_limit_ms > 0")
+    if not p and (eco["goal"] <= eco["start_currency"] or eco["click_value"] <= 0
+                  or not 0 < eco["time_limit_ms"] <= MAX_TIME_MS):
+        p.append(f"economy.json: needs goal > start_currency, click_value > 0 and 0 < time_limit_ms <= {MAX_TIME_MS}")
     return p
 
 

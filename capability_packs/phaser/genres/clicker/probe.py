@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["PROBE_CLICKS_PER_S", "WAIT_FRAMES", "best_upgrade", "lose_action", "upgrade_cost", "win_action"]
+__all__ = ["PRICE_CAP", "PROBE_CLICKS_PER_S", "WAIT_FRAMES", "best_upgrade", "lose_action", "upgrade_cost",
+           "win_action"]
 
 PROBE_CLICKS_PER_S = 5.0  # one click per action held 12 frames at 60 fps (genre.yaml probe.action_frames)
 WAIT_FRAMES = 120  # the lose probe lets 2 s of game time pass per action
@@ -20,13 +21,18 @@ def _num(v: Any) -> float:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else 0.0
 
 
+PRICE_CAP = 10**15  # no game of this genre gets near it; a hostile level or growth stops here instead of hanging
+
+
 def upgrade_cost(upgrade: dict[str, Any], level: int) -> int:
     """Price of the next level, computed exactly as state.js `upgradeCost` (one multiplication per level)."""
-    cost = math.ceil(_num(upgrade.get("cost")) - 1e-9)
-    growth = _num(upgrade.get("cost_growth")) or 1.0
-    for _ in range(max(0, int(level))):
+    cost = math.ceil(min(_num(upgrade.get("cost")), PRICE_CAP) - 1e-9)
+    growth = min(_num(upgrade.get("cost_growth")) or 1.0, 1e6)
+    for _ in range(max(0, min(int(level), 10_000))):
+        if cost >= PRICE_CAP:
+            return PRICE_CAP
         cost = math.ceil(cost * growth - 1e-9)
-    return int(cost)
+    return int(min(cost, PRICE_CAP))
 
 
 def best_upgrade(state: dict[str, Any], tables: dict[str, Any], clicks_per_s: float) -> str | None:

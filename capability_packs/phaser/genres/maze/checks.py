@@ -22,6 +22,7 @@ __all__ = ["HUMAN_MS_PER_MOVE", "TOUR_SHARE", "check_tables", "shape_problems", 
 HUMAN_MS_PER_MOVE = 350
 TOUR_SHARE = 0.75
 SAFE_START = 3  # Manhattan distance every enemy keeps from the start
+MAX_W, MAX_H, MAX_MAZES, MAX_PATH = 31, 19, 3, 40  # as the schema
 _ROW = re.compile(r"^[#.PEGX]+$")
 
 
@@ -44,13 +45,16 @@ def _name(i: int, maze: Any) -> str:
 def shape_problems(tables: dict[str, Any]) -> list[str]:
     """What makes the mazes unreadable as grids (one P, one E, at least one G, rectangular rows of # . P E G X)."""
     mazes = tables.get("mazes.json", {}).get("mazes") if isinstance(tables.get("mazes.json"), dict) else None
-    if not isinstance(mazes, list) or not mazes:
-        return ["mazes.json mazes: missing or empty"]
+    if not isinstance(mazes, list) or not 1 <= len(mazes) <= MAX_MAZES:
+        return [f"mazes.json mazes: missing, empty or more than {MAX_MAZES}"]
     out: list[str] = []
     for i, m in enumerate(mazes):
         rows = m.get("rows") if isinstance(m, dict) else None
         if not isinstance(rows, list) or not rows or not all(isinstance(r, str) for r in rows):
             out.append(f"{_name(i, m)}.rows: missing or not a list of strings")
+            continue
+        if not (5 <= len(rows) <= MAX_H and 5 <= len(rows[0]) <= MAX_W):
+            out.append(f"{_name(i, m)}.rows: 5-{MAX_H} rows of 5-{MAX_W} cells")
             continue
         if len({len(r) for r in rows}) != 1 or not all(_ROW.match(r) for r in rows):
             out.append(f"{_name(i, m)}.rows: rows must be equally long and use only # . P E G X")
@@ -108,7 +112,9 @@ def _fair(mazes: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
             findings.append(f"{_name(i, m)}: the cell right of the start {grid.start} is a wall or hazard")
         for j, e in enumerate(m.get("enemies") or []):
             path = e.get("path") if isinstance(e, dict) else None
-            cells = [tuple(c) for c in path or [] if isinstance(c, list) and len(c) == 2]
+            ok = isinstance(path, list) and 0 < len(path) <= MAX_PATH
+            cells = [(c[0], c[1]) for c in path or [] if isinstance(c, list) and len(c) == 2
+                     and all(isinstance(v, int) and not isinstance(v, bool) for v in c)] if ok else []
             if not cells or len(cells) != len(path or []):
                 findings.append(f"{_name(i, m)}.enemies[{j}].path: missing or not [x, y] cells")
                 continue

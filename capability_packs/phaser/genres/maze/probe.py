@@ -36,23 +36,34 @@ def _cell(d: Any) -> tuple[int, int] | None:
 
 
 def _maze(state: dict[str, Any], tables: dict[str, Any]) -> dict[str, Any] | None:
-    mazes = tables.get("mazes.json", {}).get("mazes", [])
+    """The current maze when it is a readable grid (rectangular rows, at most 31 × 19), else None."""
+    mazes = tables.get("mazes.json", {}).get("mazes", []) if isinstance(tables.get("mazes.json"), dict) else []
     level = state.get("level")
-    return mazes[level] if isinstance(level, int) and isinstance(mazes, list) and 0 <= level < len(mazes) else None
+    maze = mazes[level] if isinstance(level, int) and isinstance(mazes, list) and 0 <= level < len(mazes) else None
+    rows = maze.get("rows") if isinstance(maze, dict) else None
+    if not isinstance(rows, list) or not 0 < len(rows) <= 19 or not all(isinstance(r, str) for r in rows) \
+            or len({len(r) for r in rows}) != 1 or len(rows[0]) > 31:
+        return None
+    return maze
 
 
 def _danger(state: dict[str, Any], maze: dict[str, Any], near: int) -> set[tuple[int, int]]:
     """Cells an enemy is on or reaches within ``near`` steps of its patrol, and the cells next to it."""
     lib = _lib()
     out: set[tuple[int, int]] = set()
-    paths = [e.get("path", []) for e in maze.get("enemies", []) if isinstance(e, dict)]
+    raw_enemies = maze.get("enemies")
+    enemies: list[Any] = raw_enemies if isinstance(raw_enemies, list) else []
+    paths: list[list[Any]] = []
+    for e in enemies:
+        path = e.get("path") if isinstance(e, dict) else None
+        paths.append(path if isinstance(path, list) else [])
     for i, raw in enumerate(state.get("enemies") or []):
         pos = _cell(raw)
         if pos is None:
             continue
         out.add(pos)
         out.update(lib.neighbours(pos))
-        path = [tuple(c) for c in paths[i]] if i < len(paths) else []
+        path = [(c[0], c[1]) for c in paths[i] if isinstance(c, list) and len(c) == 2] if i < len(paths) else []
         for k, c in enumerate(path):
             if c == pos:
                 out.update(path[max(0, k - near):k + near + 1])
