@@ -190,3 +190,15 @@ def test_hostile_numbers_neither_hang_nor_crash() -> None:
     res = GENRE.check_tables(tables)
     assert [r["passed"] for r in res] == [False, False]
     assert "time_limit_ms" in res[0]["findings"][0]
+
+
+@pytest.mark.parametrize(("brief", "target"), [
+    ("an idle clicker about baking cookies: reach a million", 1_000_000), ("a clicker: reach 500 cookies", 500),
+    ("tap 10k coins", 10_000), ("reach 1,250,000 gold", 1_200_000), ("a cookie clicker, three lives, 60 s", None),
+])
+def test_a_goal_the_brief_names_becomes_the_goal(brief: str, target: int | None) -> None:
+    assert BUILDER.brief_target(brief) == target
+    tables = _tables(brief)
+    if target is not None:
+        assert tables["economy.json"]["goal"] == target
+    assert _passed(tables) == {"goal_reachable": True, "idle_not_enough": True}

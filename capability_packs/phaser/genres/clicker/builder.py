@@ -12,6 +12,7 @@ from __future__ import annotations
 import colorsys
 import importlib.util
 import math
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 import yaml
 
 from tier2.packs.offline import (
+    ascii_fold,
     brief_words,
     content_nouns,
     difficulty,
@@ -32,14 +34,16 @@ from tier2.packs.offline import (
     subtitle_from,
 )
 
-__all__ = ["TABLE_NAMES", "build_tables", "contrast", "legible_palette", "load_lexicon", "nice", "nice_floor"]
+__all__ = ["TABLE_NAMES", "brief_target", "build_tables", "contrast", "legible_palette", "load_lexicon", "nice",
+           "nice_floor"]
 
 TABLE_NAMES = ("theme.json", "upgrades.json", "economy.json")
 BASE_COSTS = (10, 30, 80, 200, 450, 1000)
 _SKIP = frozenset({"clicker", "click", "clicking", "idle", "incremental", "tap", "tapping", "upgrade", "prestige",
                    "game", "goal", "time", "limit", "button", "earn", "buy", "easy", "hard", "relaxing", "relaxed",
                    "cozy", "cosy", "gentle", "casual", "calm", "difficult", "challenging", "brutal", "hardcore",
-                   "tough", "intense", "fast", "frantic"})
+                   "tough", "intense", "fast", "frantic", "reach", "reaching", "million", "billion", "thousand",
+                   "three", "minute", "second", "live", "lives", "clicks", "about", "make", "become"})
 _FALLBACK_HEADS = ("Turbo", "Mega", "Pocket", "Tiny", "Super", "Button")
 _PLAN = {  # difficulty → (upgrade count range, time limit range s, goal at this share of the limit, cost growth)
     "easy": ((4, 5), (70, 80), 0.5, (1.12, 1.15)),
@@ -113,6 +117,7 @@ def _title(brief: str, dom: dict[str, Any], rng: Any, fallback: str) -> str:
     """"<Brief noun> <suffix>": the noun as the brief spells it (cookies → Cookie, not Cooky)."""
     known = {singular(k + "s"): k for d in load_lexicon()["domains"].values() for k in d["keywords"]}
     nouns = [known.get(n, n) for n in content_nouns(brief, _SKIP)]
+    nouns = [n for n in nouns if n in dom["keywords"]] or nouns  # the setting's own word first ("Cookie …")
     head = (rng.choice(nouns) if nouns else fallback).title()
     return f"{head} {rng.choice(dom['suffixes'])}"[:32]
 
@@ -165,6 +170,39 @@ def _fit_goal(tables: dict[str, Any], share: float) -> int:
     return goal
 
 
+_NUMBER = re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s*(k|m|b|thousand|million|billion)?\b"
+                     r"|\b(?:a|one)\s+(thousand|million|billion)\b", re.I)
+_MULT = {"k": 10**3, "thousand": 10**3, "m": 10**6, "million": 10**6, "b": 10**9, "billion": 10**9}
+
+
+def brief_target(brief: str) -> int | None:
+    """The goal a brief names ("reach a million", "500 cookies", "10k coins"), if any (100 ≤ n ≤ 10^12)."""
+    for m in _NUMBER.finditer(ascii_fold(brief)):
+        if m.group(3):
+            value = float(_MULT[m.group(3).lower()])
+        else:
+            try:
+                value = float(m.group(1).replace(",", "")) * _MULT.get((m.group(2) or "").lower(), 1)
+            except ValueError:
+                continue
+        if 100 <= value <= 10**12:
+            return nice_floor(value)
+    return None
+
+
+def _rescale(tables: dict[str, Any], factor: float) -> None:
+    """Every amount of the economy times ``factor`` (rounded to two digits): the same game in bigger numbers."""
+    eco = tables["economy.json"]
+    eco["click_value"] = nice(eco["click_value"] * factor)
+    eco["start_currency"] = nice(eco["start_currency"] * factor) if eco["start_currency"] else 0
+    for u in tables["upgrades.json"]["upgrades"]:
+        u["cost"] = nice(u["cost"] * factor)
+        u["per_click"] = nice(u["per_click"] * factor) if u["per_click"] else 0
+        u["per_second"] = nice(u["per_second"] * factor) if u["per_second"] else 0
+    cheapest = min(u["cost"] for u in tables["upgrades.json"]["upgrades"])
+    eco["start_currency"] = min(eco["start_currency"], cheapest - 1)
+
+
 def build_tables(brief: str) -> dict[str, Any]:
     """The genre kit's builder entry (see the pack's docs/genre-kit.md)."""
     lex = load_lexicon()
@@ -183,6 +221,12 @@ def build_tables(brief: str) -> dict[str, Any]:
     }
     tables: dict[str, Any] = {"upgrades.json": {"upgrades": upgrades}, "economy.json": economy}
     economy["goal"] = _fit_goal(tables, share)
+    target = brief_target(brief)
+    if target is not None and not 0.8 <= target / economy["goal"] <= 1.25:
+        _rescale(tables, 1.1 * target / economy["goal"])
+        economy["goal"] = _fit_goal(tables, share)
+    if target is not None and target <= economy["goal"]:
+        economy["goal"] = target  # the brief's own number ("reach a million"), reachable by the same play
     hue = dom["hue"] if dom["hue"] is not None else hash_hue(brief)
     currency = rng.choice(dom["currency"])
     verb = dom["verb"]

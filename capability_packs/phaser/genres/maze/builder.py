@@ -161,7 +161,7 @@ def _maze(rng: random.Random, size: tuple[int, int], plan: dict[str, Any], name:
     rng.shuffle(ends)
     spots = list(dict.fromkeys(ends + sorted((c for c in far if grid[c[1]][c[0]] == "." and far[c] >= 5),
                                              key=lambda _: rng.random())))
-    for gx, gy in spots[: rng.randint(*plan["gems"])]:
+    for gx, gy in _spread(spots, rng.randint(*plan["gems"]), [start, exit_cell], len(ends)):
         grid[gy][gx] = "G"
     for _ in range(rng.randint(*plan["hazards"])):
         cands = [c for c in far if grid[c[1]][c[0]] == "." and far[c] >= 3 and c != (2, sy)]
@@ -189,6 +189,17 @@ def _maze(rng: random.Random, size: tuple[int, int], plan: dict[str, Any], name:
                            PROBE_TIMINGS[:1]):
             maze["enemies"].pop()
     return maze
+
+
+def _spread(spots: list[Cell], k: int, taken: list[Cell], preferred: int) -> list[Cell]:
+    """``k`` of ``spots`` far apart: each next one the farthest (Manhattan) from those taken, dead ends (the first
+    ``preferred`` spots) before open floor."""
+    chosen: list[Cell] = []
+    for _ in range(min(k, len(spots))):
+        pool = [c for c in spots[:preferred] if c not in chosen] or [c for c in spots if c not in chosen]
+        best = max(pool, key=lambda c: min(abs(c[0] - t[0]) + abs(c[1] - t[1]) for t in [*taken, *chosen]))
+        chosen.append(best)
+    return chosen
 
 
 def _distances(grid: Any, src: Cell) -> dict[Cell, int]:
@@ -242,6 +253,7 @@ def _gem_name(brief: str, dom: dict[str, Any], rng: random.Random) -> str:
 def _title(brief: str, dom: dict[str, Any], rng: random.Random) -> str:
     known = {singular(k + "s"): k for d in load_lexicon()["domains"].values() for k in d["keywords"]}
     nouns = [known.get(n, n) for n in content_nouns(brief, _SKIP)]
+    nouns = [n for n in nouns if n in dom["keywords"]] or nouns  # the setting's own word first ("Dungeon …")
     head = rng.choice(nouns).title() if nouns else rng.choice(["Hidden", "Twisty", "Secret", "Lost", "Shadow"])
     suffixes = [x for x in dom["suffixes"] if head.lower() not in x.lower()] or ["Maze"]
     return f"{head} {rng.choice(suffixes)}"[:32]
