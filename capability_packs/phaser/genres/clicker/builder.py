@@ -228,7 +228,9 @@ def build_tables(brief: str) -> dict[str, Any]:
     if target is not None and target <= economy["goal"]:
         economy["goal"] = target  # the brief's own number ("reach a million"), reachable by the same play
     hue = dom["hue"] if dom["hue"] is not None else hash_hue(brief)
-    currency = rng.choice(dom["currency"])
+    words = brief_words(brief)
+    named = [c for c in dom["currency"] if c.split()[-1] in words or singular(c.split()[-1]) in words]
+    currency = named[0] if named else rng.choice(dom["currency"])  # "cookies" when the brief says cookies
     verb = dom["verb"]
     theme = {
         "title": _title(brief, dom, rng, name if name != "generic" else rng.choice(_FALLBACK_HEADS)),
