@@ -31,6 +31,7 @@ from tier2.service.errors import install_error_handlers
 from tier2.settings.api_keys import ApiKeys
 from tier2.settings.loader import Settings
 from tier2.store.run_index import RunIndex
+from tier2.studio import studio_router
 from tier2.workspace import ProjectWorkspaceManager
 
 __all__ = ["build_app", "served_routes", "TIER2_ROUTES"]
@@ -47,6 +48,7 @@ TIER2_ROUTES: frozenset[tuple[str, str]] = frozenset({
     ("GET", "/v1/projects/{project_id}"),
     ("GET", "/v1/runs"), ("GET", "/v1/runs/{run_id}/design"), ("GET", "/v1/runs/{run_id}/report"),
     ("POST", "/v1/runs/{run_id}/play-token"), ("GET", "/v1/runs/{run_id}/play/{token}/{name:path}"),
+    ("GET", "/studio"), ("GET", "/studio/"), ("GET", "/studio/{name}"),
 })
 
 
@@ -117,5 +119,6 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     app.include_router(projects.router)
     app.include_router(trajectory.router)
     app.include_router(run_files.router)
+    app.include_router(studio_router())
     app.include_router(docs_router(public=settings.public_docs))
     return app
