@@ -118,6 +118,7 @@ export function runView(ctx, runId) {
     const following = box && box.scrollTop + box.clientHeight >= box.scrollHeight - 8;
     events.append(eventRow(ev));
     if (following) box.scrollTop = box.scrollHeight;
+    syncStream();
     const d = ev.data;
     if (ev.type === 'phase_changed') { phase.textContent = d.phase; renderPhases(phases, d.phase, 'running'); }
     if (ev.type === 'plan_changed') {
@@ -130,10 +131,16 @@ export function runView(ctx, runId) {
     refreshRecord();
   }
 
+  // the stream's counters on the page (people see the state; tests read the counters)
+  function syncStream() {
+    Object.assign(streamState.dataset, { opens: stream.opens, duplicates: stream.duplicates, gaps: stream.gaps,
+      last: stream.lastId });
+  }
+
   function onState(state, detail) {
     streamState.textContent = detail ? `${state}: ${detail}` : state;
-    Object.assign(streamState.dataset, { state, opens: stream.opens, duplicates: stream.duplicates,
-      gaps: stream.gaps, last: stream.lastId });
+    streamState.dataset.state = state;
+    syncStream();
   }
 
   function showPlay(done) {
