@@ -296,3 +296,24 @@ async def test_load_a_project_from_an_archive_then_follow_up(studio: Studio, pag
     thread = (await studio.api.get(f"/v1/threads/{run['thread_id']}", headers=A)).json()
     assert [r["run_id"] for r in thread["runs"]] == [first, second]
     assert run["thread_id"] in await page.text_content("#run-meta")
+
+
+async def test_local_mode_needs_no_sign_in(tmp_path: Path, redis_url: str, pool: BrowserPool) -> None:
+    """No API keys configured: the Studio says so, asks for nothing, and shows the local tenant's runs."""
+    settings = Settings(workspaces=tmp_path / "ws", redis_url=redis_url, key_prefix=f"local-{tmp_path.name}")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("TIER2_API_KEYS", raising=False)
+        async with serve_in_process(settings, redis_url, workers=0) as api:  # no worker: the run stays queued
+            run_id = (await api.post("/v1/runs", json={"brief": POTION})).json()["run_id"]
+            context = await pool.new_context()
+            try:
+                page = await context.new_page()
+                await page.goto(f"{api.base_url}/studio/")
+                await page.locator(f"#runs-body tr[data-run-id='{run_id}']").wait_for()
+                assert await page.text_content("#who") == "local mode (no API keys configured)"
+                assert await page.is_hidden("#sign-out") and await page.locator("#api-key").count() == 0
+                await page.click(f"#runs-body tr[data-run-id='{run_id}'] a")
+                await page.wait_for_selector("#run-status .s-queued")
+                await page.wait_for_selector("#stream-state[data-state=live]")  # a stream token works here too
+            finally:
+                await context.close()
