@@ -136,8 +136,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from tier2.runs.sandboxing import choose_workspace
         from tier2.settings.loader import PolicyStore
 
-        choose_workspace(load_security(settings.config_dir), PolicyStore(settings.config_dir).snapshot(),
-                         {"workspace": args.workspace})
+        security = load_security(settings.config_dir)
+        choose_workspace(security, PolicyStore(settings.config_dir, security).snapshot(), {"workspace": args.workspace})
     return _with_redis(settings, lambda url: asyncio.run(_generate(settings, url, args, brief)))
 
 

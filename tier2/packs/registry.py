@@ -7,6 +7,7 @@ Every pack — the built-in Phaser one included — goes through `load_pack`; no
 from __future__ import annotations
 
 import functools
+import hashlib
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,20 @@ import yaml
 from tier2.errors import PackError, ToolchainMissing
 from tier2.packs.manifest import PackManifest
 
-__all__ = ["Pack", "load_pack"]
+__all__ = ["PIN_FILES", "Pack", "load_pack", "pins_hash"]
+
+#: the files of a pack that pin what a build uses (engine version, build profile, exact npm packages)
+PIN_FILES = ("pack.yaml", "package.json", "package-lock.json")
+
+
+def pins_hash(root: Path) -> str:
+    """sha256 over the pack's `PIN_FILES` (name and bytes; a missing one counts as absent), 16 hex characters."""
+    digest = hashlib.sha256()
+    for name in PIN_FILES:
+        path = root / name
+        if path.is_file():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -27,6 +41,8 @@ class Pack:
     manifest: PackManifest
     root: Path
     skills_root: Path
+    #: sha256 (16 hex) of the pack's build inputs — `PIN_FILES`: manifest (engine pin, build profile) and npm locks
+    pins_hash: str = ""
 
     @property
     def id(self) -> str:
@@ -97,7 +113,7 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path) -> Pack:
         raise PackError(f"invalid pack manifest {manifest_path}: {exc}") from exc
     if manifest.id != pack_id:
         raise PackError(f"{manifest_path}: id {manifest.id!r} does not match directory {pack_id!r}")
-    pack = Pack(manifest=manifest, root=root, skills_root=skills_root.resolve())
+    pack = Pack(manifest=manifest, root=root, skills_root=skills_root.resolve(), pins_hash=pins_hash(root))
     if not pack.template_dir.is_dir():
         raise PackError(f"pack {pack.ref}: template dir {pack.template_dir} missing")
     for rel in (manifest.build.entry, manifest.build.html):
