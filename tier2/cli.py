@@ -17,7 +17,7 @@ from typing import Any
 
 from tier2.errors import BadInput, Tier2Error
 from tier2.events import Tier2Event
-from tier2.settings.loader import Settings, load_security
+from tier2.settings.loader import CONFIG_LOG, Settings, load_security
 
 __all__ = ["main"]
 
@@ -318,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command in ("serve", "worker"):  # config hashes at start, policy reloads and refused edits
+        logging.getLogger(CONFIG_LOG).setLevel(logging.DEBUG if args.verbose else logging.INFO)
     if args.command == "generate" and args.brief is None and not args.brief_file and not args.continue_dir:
         parser.error("generate needs a BRIEF (or --brief-file, or '-' for stdin)")
     try:
