@@ -157,6 +157,14 @@ class Keys:
         """Upload bytes of the tenant on one UTC day (``YYYYMMDD``), expiring after it."""
         return f"{self.prefix}:tenant:{tenant}:uploads:{day}"
 
+    def tenant_runs(self, tenant: str) -> str:
+        """Sorted set run id -> acceptance time (s): every run the tenant submitted, for listing (`store.run_index`)."""
+        return f"{self.prefix}:tenant:{tenant}:runs"
+
+    def tenant_runs_indexed(self) -> str:
+        """Marker: the runs accepted before `tenant_runs` existed were added to it (`RunIndex.backfill`)."""
+        return f"{self.prefix}:tenant-runs:indexed"
+
     def dispatch_tenants(self) -> str:
         """List of tenants with waiting runs: the round-robin ring of the fair dispatcher."""
         return f"{self.prefix}:dispatch:tenants"
