@@ -197,7 +197,8 @@ def _json_ready(record: RunRecord, stored_only: bool = False) -> dict[str, Any]:
 def public_run(record: RunRecord | Mapping[str, Any], attempts: list[dict[str, Any]], mask: PathMask) -> RunView:
     """The run as its tenant sees it; fields the stored record lacks stay unset (the route leaves them out)."""
     run = record if isinstance(record, RunRecord) else load_run_record(dict(record))
-    always = {"run_id": run.run_id, "status": run.status, "phase": run.phase, "brief": run.brief}
+    always = {"run_id": run.run_id, "status": run.status, "phase": run.phase, "brief": run.brief,
+              **({"policy_hash": run.policy} if run.policy else {})}
     out = mask.deep({**_json_ready(run, stored_only=True), **always}, keep=frozenset({"brief"}))
     links = RunLinks(**accepted_links(run.run_id).model_dump(), game=f"/v1/runs/{run.run_id}/artifacts/dist/index.html")
     shown = [public_attempt(a, mask).model_dump(exclude_unset=True) for a in attempts]

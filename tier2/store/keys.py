@@ -42,6 +42,11 @@ class Keys:
         """Sorted set: call id scored by its start time (first sighting wins: a resumed attempt keeps the slot)."""
         return f"{self.prefix}:run:{run_id}:trajectory:order"
 
+    def policy_snapshot(self, digest: str) -> str:
+        """A hot-policy snapshot by its hash (JSON, written once): every attempt of a run loads the one the run took
+        (`store.policies`), whatever the policy files say by then."""
+        return f"{self.prefix}:policy:{digest}"
+
     def runs_index(self) -> str:
         return f"{self.prefix}:runs"
 
