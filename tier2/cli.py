@@ -53,6 +53,7 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
         print(f"delivery:   {outcome.delivery_path}")
         print(f"report:     {(d.get('verification') or {}).get('report')}")
         print(f"screenshot: {d.get('screenshot')}")
+        print(f"policy:     {d.get('policy_hash')} · security/build {d.get('security_hash')}")
         done = d.get("completion")
         if done:
             print(f"design:     {done['summary']} (genre {done['genre']}; spec {outcome.project_dir}/design/spec.json)")

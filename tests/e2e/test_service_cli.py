@@ -81,6 +81,8 @@ def test_submit_follows_the_run_to_its_delivery(cluster: LocalCluster) -> None:
     assert all(f["event"] == f["data"]["type"] for f in frames)
     after = _ndjson(cli(cluster, "runs", "events", run_id, "--json", "--after", str(len(frames) - 3)).stdout)
     assert [f["id"] for f in after] == [len(frames) - 2, len(frames) - 1, len(frames)]
+    past = cli(cluster, "runs", "events", run_id, "--json", "--after", str(len(frames)))  # nothing left to follow
+    assert past.returncode == 0 and past.stdout == "", past.stderr              # the run itself says: delivered
 
     listed = json.loads(cli(cluster, "runs", "list", "--json").stdout)
     assert run_id in [r["run_id"] for r in listed["runs"]]

@@ -10,7 +10,7 @@ address ``tier2 serve`` listens on by default.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 from urllib.parse import quote
 
@@ -113,7 +113,7 @@ class ServiceClient:
         return dict(self._call("POST", "/v1/runs", json=body, headers=headers))
 
     def events(self, run_id: str, after: int = 0, give_up_s: float = 60.0,
-               on_reconnect: Any = None) -> Iterator[tuple[int, Frame]]:
+               on_reconnect: Callable[[int], None] | None = None) -> Iterator[tuple[int, Frame]]:
         """The run's events after id ``after`` until ``run_finished``, resumed across dropped connections."""
         return follow_events(self.http, f"/v1/runs/{_segment(run_id)}/events", after=after, give_up_s=give_up_s,
                              on_error=ServiceError.from_response,

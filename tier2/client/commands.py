@@ -201,6 +201,9 @@ def cmd_events(args: argparse.Namespace) -> int:
             ((run.get("options") or {}).get("budget") or {}).get("usd")
         t0 = run.get("created_at") if args.after else None
         status, reason = _follow(api, args.run_id, args.after, args.json, t0=t0, budget_usd=budget)
+        if not status:  # the stream ended before a run_finished after --after: the run says how it ended
+            run = api.get_run(args.run_id)
+            status, reason = str(run.get("status", "")), str(run.get("stop_reason", ""))
     return _exit_code(status, reason)
 
 
