@@ -53,7 +53,7 @@ async def main() -> int:
     args = ap.parse_args()
     names = {n for n in args.games.split(",") if n}
     only = {d for d in args.only.split(",") if d}
-    pack = load_pack(ROOT / "capability_packs", "phaser", ROOT / "skills")
+    pack = load_pack(ROOT / "capability_packs", "phaser")
     security = load_security(ROOT / "config")
     policy = PolicyStore(ROOT / "config").snapshot()
     corpus = [g for g in real_game_corpus(ROOT / "workspaces" / ".cache", with_pac_man=not args.no_pac_man)

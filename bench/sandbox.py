@@ -48,7 +48,7 @@ def _median_ms(samples: list[float]) -> float:
 
 
 async def bench_kind(kind: str, work: Path, n: int) -> dict[str, object]:
-    pack = load_pack(REPO_ROOT / "capability_packs", "phaser", REPO_ROOT / "skills")
+    pack = load_pack(REPO_ROOT / "capability_packs", "phaser")
     project = work / f"proj-{kind}"
     new_project(pack, project, f"p-bench-{kind}")
     box = make_sandbox(kind, project, work / f"home-{kind}", read_only=[pack.node_modules, *pack.skill_dirs],

@@ -33,7 +33,7 @@ async def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    pack = load_pack(ROOT / "capability_packs", "phaser", ROOT / "skills")
+    pack = load_pack(ROOT / "capability_packs", "phaser")
     exe = find_chromium(None, load_security(ROOT / "config").browser.executables)
     policy = PolicyStore(ROOT / "config").snapshot()
     results: dict[str, list[float]] = {"warm": [], "cold": []}

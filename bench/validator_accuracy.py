@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tier2.browser import BrowserPool, find_chromium  # noqa: E402
-from tier2.models.offline.theme import derive_game  # noqa: E402
 from tier2.packs import load_pack  # noqa: E402
 from tier2.settings.loader import PolicyStore, load_security  # noqa: E402
 from tier2.testing.corpus import fetch_create_game_demos  # noqa: E402
@@ -49,7 +48,7 @@ def _tier2_games(pack, work: Path) -> dict[str, Path]:
     for i, brief in enumerate(GENERATED_BRIEFS):
         dest = work / f"tier2-generated-{i}"
         shutil.copytree(pack.template_dir, dest)
-        for name, table in derive_game(brief).items():
+        for name, table in pack.genre("shop").build_tables(brief).items():
             (dest / "data" / name).write_text(json.dumps(table, indent=2))
         games[f"tier2:{brief.split()[1]}"] = dest
     return games
@@ -61,7 +60,7 @@ async def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated defect classes to run")
     args = ap.parse_args()
     only = {d for d in args.only.split(",") if d}
-    pack = load_pack(ROOT / "capability_packs", "phaser", ROOT / "skills")
+    pack = load_pack(ROOT / "capability_packs", "phaser")
     security = load_security(ROOT / "config")
     policy = PolicyStore(ROOT / "config").snapshot()
     rows: list[dict] = []

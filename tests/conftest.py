@@ -86,7 +86,7 @@ def settings(workspaces: Path, redis_url: str) -> Settings:
 
 @pytest.fixture(scope="session")
 def pack() -> Pack:
-    p = load_pack(REPO / "capability_packs", "phaser", REPO / "skills")
+    p = load_pack(REPO / "capability_packs", "phaser")
     p.check_toolchain()
     return p
 

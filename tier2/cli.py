@@ -214,6 +214,43 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+def cmd_packs(args: argparse.Namespace) -> int:
+    """``tier2 packs list|show|check``: the capability packs and their genres."""
+    from tier2.packs import load_pack
+    from tier2.runs.pack_check import check_pack
+
+    settings = Settings()
+    if args.packs_command == "list":
+        for d in sorted(p for p in settings.packs_dir.iterdir() if (p / "pack.yaml").is_file()):
+            pack = load_pack(settings.packs_dir, d.name, settings.skills_dir)
+            print(f"{pack.ref}  {pack.manifest.engine.name} {pack.manifest.engine.version}  "
+                  f"genres: {', '.join(pack.genres)}  (default {pack.manifest.default_genre})")
+        return 0
+    pack = load_pack(settings.packs_dir, args.pack, settings.skills_dir)
+    if args.packs_command == "show":
+        info = {"pack": pack.ref, "root": str(pack.root), "engine": pack.manifest.engine.model_dump(),
+                "contract": pack.manifest.contract, "default_genre": pack.manifest.default_genre,
+                "skills": pack.manifest.skills, "unsupported_genres": sorted(pack.manifest.unsupported_genres),
+                "genres": {g.id: g.spec.model_dump(mode="json") | {"template": str(g.template_dir)}
+                           for g in pack.genres.values()}}
+        print(json.dumps(info, indent=2, ensure_ascii=False) if args.json else "\n".join(
+            [f"{pack.ref} ({pack.manifest.engine.name} {pack.manifest.engine.version}, contract "
+             f"{pack.manifest.contract}) at {pack.root}"]
+            + [f"  {g.id:<12} {g.spec.title}: {g.spec.summary}\n  {'':<12} tables: {', '.join(g.spec.data_tables)}"
+               for g in pack.genres.values()]))
+        return 0
+
+    def show(line: Any) -> None:
+        print(f"{'ok  ' if line.ok else 'FAIL'} {line.what}" + (f" — {line.detail}" if line.detail else ""),
+              flush=True)
+
+    lines = asyncio.run(check_pack(settings, args.pack, args.genre or None, play=not args.no_play,
+                                   out=Path(args.out).resolve() if args.out else None, progress=show))
+    bad = [line for line in lines if not line.ok]
+    print(f"pack check: {'PASS' if not bad else 'FAIL'} ({len(lines) - len(bad)} of {len(lines)} checks passed)")
+    return 0 if not bad else 1
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from tier2.service.health import check_health
 
@@ -308,6 +345,19 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--brief", help="the game's brief, for the L3 visual score (recorded, never blocking)")
     v.add_argument("--json", action="store_true")
     v.set_defaults(fn=cmd_validate)
+    k = sub.add_parser("packs", help="list, show and check capability packs")
+    ks = k.add_subparsers(dest="packs_command", required=True)
+    ks.add_parser("list", help="the installed packs and their genres").set_defaults(fn=cmd_packs)
+    kw = ks.add_parser("show", help="one pack's manifest and genres")
+    kw.add_argument("pack")
+    kw.add_argument("--json", action="store_true")
+    kw.set_defaults(fn=cmd_packs)
+    kc = ks.add_parser("check", help="validate a pack: manifests, schemas, skills, builders, templates played")
+    kc.add_argument("pack")
+    kc.add_argument("--genre", action="append", help="check only this genre (repeatable)")
+    kc.add_argument("--no-play", action="store_true", help="skip building and playing the templates")
+    kc.add_argument("--out", help="keep the check's projects and reports here")
+    kc.set_defaults(fn=cmd_packs)
     d = sub.add_parser("doctor", help="check Redis, Chromium and the pack toolchain")
     d.set_defaults(fn=cmd_doctor)
     return p

@@ -115,7 +115,7 @@ def template_zip(extra: dict[str, bytes] | None = None, compression: int = 0) ->
     import zipfile
 
     buf = io.BytesIO()
-    template = REPO_ROOT / "capability_packs/phaser/template"
+    template = REPO_ROOT / "capability_packs/phaser/genres/shop/template"
     with zipfile.ZipFile(buf, "w", compression) as zf:
         for path in template.rglob("*"):
             if path.is_file():

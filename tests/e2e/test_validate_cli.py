@@ -13,7 +13,7 @@ from tier2.settings.loader import REPO_ROOT
 from tier2.testing.corpus import fetch_create_game_demos
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
-TEMPLATE = REPO_ROOT / "capability_packs/phaser/template"
+TEMPLATE = REPO_ROOT / "capability_packs/phaser/genres/shop/template"
 
 
 def test_tier2_project_passes_with_json_and_html_reports(tmp_path: Path) -> None:

@@ -163,17 +163,18 @@ def test_a_follow_up_invalidates_only_what_it_touches() -> None:
     assert plan.nodes["design.gameplay"].status == "verified" and plan.nodes["design.economy"].status == "verified"
 
 
-def test_the_genre_gate_names_the_mismatch() -> None:
-    assert classify_brief(SHOOTER).genre == "shooter"
-    assert classify_brief("a cozy bakery tycoon: bake bread and cakes").genre == "shop"
+def test_the_genre_gate_names_the_mismatch(pack) -> None:
+    assert classify_brief(SHOOTER, pack.genre_vocab()).genre == "shooter"
+    assert classify_brief("a cozy bakery tycoon: bake bread and cakes", pack.genre_vocab()).genre == "shop"
+    assert classify_brief("a racing game with karts and laps", pack.genre_vocab()).genre == "racing"
     shop_play = PlayTrace(booted=True, first_scene="Menu", inputs=[InputProbe(
         label="buy", key="Digit1", before={"money": 50, "scene": "Play"}, after={"money": 44, "scene": "Play"})])
     spec = {"genre": "shooter", "requirements": [], "scope": {}}
-    gate = genre_gate(spec, SHOOTER, shop_play)
+    gate = genre_gate(spec, SHOOTER, shop_play, pack)
     assert not gate.passed and "declares a shooter" in gate.summary and "is a shop" in gate.summary
-    lying = genre_gate({"genre": "shop"}, SHOOTER, shop_play)  # a design that substitutes the genre
+    lying = genre_gate({"genre": "shop"}, SHOOTER, shop_play, pack)  # a design that substitutes the genre
     assert not lying.passed and "brief asks for a shooter" in lying.summary
-    assert genre_gate({"genre": "shop"}, "a cozy bakery tycoon", shop_play).passed
+    assert genre_gate({"genre": "shop"}, "a cozy bakery tycoon", shop_play, pack).passed
     done = completion_map({"requirements": [{"id": "R1", "text": "t", "source": "s", "predicate": {}}]}, None,
                           "stopped before the build")
     assert done["summary"] == "0 of 1 requirements verified"

@@ -25,7 +25,7 @@ def _responder(body: dict) -> Reply:
     system = system if isinstance(system, str) else " ".join(p.get("text", "") for p in system)
     project = re.search(r"game project at (\S+?) \(the project directory\)", system).group(1)
     done = sum(1 for m in body["messages"] if m["role"] == "tool")
-    theme = json.loads((REPO_ROOT / "capability_packs/phaser/template/data/theme.json").read_text())
+    theme = json.loads((REPO_ROOT / "capability_packs/phaser/genres/shop/template/data/theme.json").read_text())
     theme["title"] = "Fallback Tavern"
     steps = [Reply(tool_calls=[("Read", {"file_path": f"{project}/data/theme.json"})]),
              Reply(tool_calls=[("Write", {"file_path": f"{project}/data/theme.json",

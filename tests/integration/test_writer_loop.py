@@ -47,7 +47,7 @@ def _scripted_llm(body: dict) -> Reply:
     system = system if isinstance(system, str) else " ".join(p.get("text", "") for p in system)
     project = re.search(r"game project at (\S+?) \(the project directory\)", system).group(1)
     done = sum(1 for m in body["messages"] if m["role"] == "tool")
-    theme = json.loads((REPO_ROOT / "capability_packs/phaser/template/data/theme.json").read_text())
+    theme = json.loads((REPO_ROOT / "capability_packs/phaser/genres/shop/template/data/theme.json").read_text())
     theme["title"] = "Fake Model Tavern"
     steps = [
         Reply(tool_calls=[("Read", {"file_path": f"{project}/data/theme.json"})]),

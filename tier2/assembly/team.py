@@ -53,8 +53,9 @@ def read_only_tools(workspace_tools: Sequence[ToolBase], project: Path) -> list[
 
 def system_prompt(role: str, project: Path, pack: Pack) -> str:
     area = role.split(".", 1)[1] if role.startswith("designer.") else role
+    genres = "; ".join(f"{g.id} ({g.spec.title}: {', '.join(g.spec.behaviours)})" for g in pack.genres.values())
     common = render_prompt("design/common", role=role, project=project, pack=pack.ref,
-                           behaviours=", ".join(pack.manifest.behaviours))
+                           behaviours=", ".join(pack.behaviours), genres=genres)
     body = load_prompt(f"design/{area}")
     if role.startswith("designer."):
         body += "\n" + render_prompt("design/designer_answer", area=area)

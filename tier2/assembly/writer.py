@@ -96,7 +96,7 @@ async def build_writer(
                       skills_or_loaders=await workspace.list_skills())
     system_prompt = render_prompt(
         "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,
-        behaviours=", ".join(pack.manifest.behaviours) or "(see the pack skills)",
+        behaviours=", ".join(pack.behaviours) or "(see the pack skills)",
     )
     agent = Agent(
         name="writer", system_prompt=system_prompt, model=model, toolkit=toolkit,

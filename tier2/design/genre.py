@@ -1,43 +1,19 @@
 """The genre a brief asks for, from its words alone (deterministic: the genre gate's independent witness).
 
 A model may declare any genre in its design; the genre gate (`tier2.validators.l2.genre`) cross-checks that
-declaration against this classifier and against what the built game observably does. Keyword scores, ties broken
-by the order of `GENRES`. Also the plain-words scope check: what no pack here can build ("multiplayer", "3D").
+declaration against this classifier and against what the built game observably does. The vocabulary is the pack's
+(`tier2.packs.Pack.genre_vocab`: its genres' brief words and the genres it knows it cannot build) — core knows no
+genre. Keyword scores, ties broken by the vocabulary's order. Also the plain-words scope check: what no pack here
+can build ("multiplayer", "3D").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["GENRES", "GenreGuess", "classify_brief", "out_of_scope", "pack_genres", "clauses"]
-
-#: genre -> brief words that point at it (lower case; a word matches a whole word or a prefix+"s"/"ing"/"ed")
-GENRES: dict[str, tuple[str, ...]] = {
-    "shooter": ("shooter", "shoot", "shooting", "shmup", "bullet", "bullets", "laser", "lasers", "blaster",
-                "asteroid", "asteroids", "alien", "aliens", "invaders", "gun", "guns", "turret", "spaceship"),
-    "platformer": ("platformer", "platform", "platforms", "jump", "jumping", "jumps", "ledge", "ledges", "spikes",
-                   "double-jump", "wall-jump", "mario"),
-    "puzzle": ("puzzle", "puzzles", "match-3", "match-three", "match", "tiles", "sokoban", "swap", "grid", "riddle"),
-    "racing": ("race", "racing", "racer", "car", "cars", "kart", "lap", "laps", "track", "drift"),
-    "tower_defense": ("tower", "towers", "defense", "defence", "waves", "creeps"),
-    "rpg": ("rpg", "dungeon", "dungeons", "quest", "quests", "sword", "hero", "monsters", "loot"),
-    "shop": ("shop", "shops", "tycoon", "store", "bakery", "bake", "brew", "brewing", "potion", "potions",
-             "craft", "crafting", "sell", "selling", "customer", "customers", "order", "orders", "restaurant",
-             "cafe", "café", "merchant", "market", "inventory", "recipes", "recipe", "manage", "business"),
-}
-
-#: behaviours a pack must list for it to build a genre (pack.yaml ``behaviours``)
-_GENRE_BEHAVIOURS: dict[str, frozenset[str]] = {
-    "shop": frozenset({"buy", "craft", "deliver"}),
-    "shooter": frozenset({"fire", "spawn_enemies"}),
-    "platformer": frozenset({"jump", "gravity"}),
-    "puzzle": frozenset({"swap", "match"}),
-    "racing": frozenset({"steer", "laps"}),
-    "tower_defense": frozenset({"place_tower", "waves"}),
-    "rpg": frozenset({"move", "fight"}),
-}
+__all__ = ["GenreGuess", "Vocab", "classify_brief", "out_of_scope", "clauses"]
 
 #: asks no pack or offline model here can meet, with the plain reason the spec and the delivery state
 _OUT_OF_SCOPE: tuple[tuple[re.Pattern[str], str, str], ...] = (
@@ -50,6 +26,9 @@ _OUT_OF_SCOPE: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bvoice\b|\bmicrophone\b|\bcamera\b", re.I), "device input",
      "games run headless in validation; microphone/camera input is not supported"),
 )
+
+#: genre id -> the brief words that point at it, in tie-break order
+Vocab = Mapping[str, Sequence[str]]
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-']*")
 
@@ -70,26 +49,22 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def classify_brief(brief: str) -> GenreGuess:
+def classify_brief(brief: str, vocab: Vocab) -> GenreGuess:
     words = _words(brief)
+    low = brief.lower()
     matched: dict[str, list[str]] = {}
-    for genre, vocab in GENRES.items():
-        hits = [w for w in words if w in vocab or w.rstrip("s") in vocab]
-        if "tower defense" in brief.lower() or "tower defence" in brief.lower():
-            hits += ["tower-defense"] * 3 if genre == "tower_defense" else []
+    for genre, words_of in vocab.items():
+        single = {w for w in words_of if " " not in w}
+        hits = [w for w in words if w in single or w.rstrip("s") in single]
+        hits += [w for w in words_of if " " in w and w in low] * 2  # a two-word phrase counts double
         if hits:
             matched[genre] = hits
     scores = {g: len(h) for g, h in matched.items()}
     if not scores:
         return GenreGuess(None)
-    order = list(GENRES)
+    order = list(vocab)
     best = max(scores, key=lambda g: (scores[g], -order.index(g)))
     return GenreGuess(best, scores, matched)
-
-
-def pack_genres(behaviours: Iterable[str]) -> list[str]:
-    have = set(behaviours)
-    return [g for g, need in _GENRE_BEHAVIOURS.items() if need <= have]
 
 
 def out_of_scope(brief: str) -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ loaded as code or configuration.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import re
 import sys
@@ -129,10 +130,14 @@ class Genre:
             raise PackError(f"genre {self.id}: builder returned no {', '.join(missing)}")
         return tables
 
-    def check_tables(self, tables: dict[str, Any]) -> list[dict[str, Any]]:
-        """The genre's own data checks (``checks.check_tables``); [] when it has none."""
+    def check_tables(self, tables: dict[str, Any], options: dict[str, Any] | None = None) -> list[Any]:
+        """The genre's own data checks (``checks.check_tables(tables[, options])``); [] when it has none."""
         mod = self.module("checks")
-        return list(mod.check_tables(tables)) if mod is not None and hasattr(mod, "check_tables") else []
+        fn = getattr(mod, "check_tables", None) if mod is not None else None
+        if fn is None:
+            return []
+        takes_options = len(inspect.signature(fn).parameters) >= 2
+        return list(fn(tables, options or {}) if takes_options else fn(tables))
 
     def probe_fns(self) -> tuple[Any, Any]:
         mod = self.module("probe")

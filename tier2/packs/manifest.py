@@ -44,3 +44,5 @@ class PackManifest(BaseModel):
     build: BuildProfile = BuildProfile()
     #: the pack's docs for agents and retrieval (markdown files)
     docs: str = "docs"
+    #: genres a brief may name that the pack cannot build: genre id -> brief words (honest scope)
+    unsupported_genres: dict[str, list[str]] = {}

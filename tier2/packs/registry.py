@@ -19,7 +19,7 @@ from tier2.errors import BadInput, PackError, ToolchainMissing
 from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
 
-__all__ = ["Pack", "load_pack"]
+__all__ = ["Pack", "load_pack", "pack_by_ref"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,13 @@ class Pack:
         fits = [g for g in self.genres.values() if all((project / "data" / t).is_file() for t in g.spec.data_tables)]
         return max(fits, key=lambda g: len(g.spec.data_tables)) if fits else self.default_genre
 
+    def genre_vocab(self) -> dict[str, list[str]]:
+        """genre id -> brief words, for `tier2.design.classify_brief`: the pack's genres (the default one last, so
+        a tie goes to the more specific genre), then the genres it knows it cannot build."""
+        order = [g for g in sorted(self.genres) if g != self.manifest.default_genre] + [self.manifest.default_genre]
+        vocab = {g: list(self.genres[g].spec.brief_words) for g in order}
+        return vocab | {g: list(w) for g, w in self.manifest.unsupported_genres.items() if g not in vocab}
+
     @property
     def behaviours(self) -> list[str]:
         return sorted({b for g in self.genres.values() for b in g.spec.behaviours})
@@ -115,9 +122,18 @@ def _check_skill(path: Path) -> None:
             raise PackError(f"skill {path.name}: SKILL.md front matter lacks {field!r}")
 
 
+_LOADED: dict[str, Pack] = {}
+
+
+def pack_by_ref(ref: str) -> Pack | None:
+    """A pack this process has loaded, by ``id@version`` or ``id`` (the offline model finds its pack this way)."""
+    return _LOADED.get(ref) or next((p for p in _LOADED.values() if p.id == ref), None)
+
+
 @functools.cache
-def load_pack(packs_dir: Path, pack_id: str, skills_root: Path) -> Pack:
-    """Load and validate ``<packs_dir>/<pack_id>/pack.yaml``."""
+def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) -> Pack:
+    """Load and validate ``<packs_dir>/<pack_id>/pack.yaml``; its skills live in ``<pack>/skills`` unless
+    ``skills_root`` says otherwise."""
     root = (packs_dir / pack_id).resolve()
     manifest_path = root / "pack.yaml"
     if not manifest_path.exists():
@@ -131,11 +147,13 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path) -> Pack:
     genres = load_genres(root / manifest.genres_dir, manifest.id)
     if manifest.default_genre not in genres:
         raise PackError(f"pack {pack_id}: default genre {manifest.default_genre!r} not in {', '.join(genres)}")
-    pack = Pack(manifest=manifest, root=root, skills_root=skills_root.resolve(), genres=genres)
+    pack = Pack(manifest=manifest, root=root, skills_root=(skills_root or root / "skills").resolve(),
+                genres=genres)
     for genre in genres.values():
         for rel in (manifest.build.entry, manifest.build.html):
             if not (genre.template_dir / rel).exists():
                 raise PackError(f"pack {pack.ref}: genre {genre.id}'s template lacks {rel}")
     for skill in pack.skill_dirs:
         _check_skill(skill)
+    _LOADED[pack.ref] = pack
     return pack

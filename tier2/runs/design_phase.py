@@ -43,6 +43,7 @@ from tier2.runs.phases import PhaseInput, Verdict
 from tier2.store.checkpoints import CheckpointMeta
 from tier2.store.team import TeamMailbox, agent_checkpoints
 from tier2.validators.l2 import completion_map
+from tier2.workspace.projects import switch_genre
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -206,7 +207,7 @@ class _Studio:
         """Nodes a follow-up's words change (nothing for a resumed attempt of the same run or a bare "continue")."""
         if not follow:
             return set()
-        guess = classify_brief(follow)
+        guess = classify_brief(follow, self.rt.pack.genre_vocab())
         if guess.genre is not None and guess.genre != (self.split_json.get("genre")):
             return {"design.brief", *(f"design.{r}" for r in ROLES)}  # another game: everything changes
         return {f"design.{r}" for r in roles_touched_by(follow)}
@@ -411,7 +412,10 @@ class _Studio:
         for area, answer in answers.items():
             (docs / f"{area}.md").write_text(render_role_doc(answer, goal, self.s.run_id))
         (docs / "GDD.md").write_text(render_gdd(spec, answers, self.plan.goals))
-        allowed = set(self.rt.pack.manifest.data_tables)
+        pack = self.rt.pack
+        if spec.get("genre") in pack.genres:  # before anyone wrote code: the project starts from that genre
+            switch_genre(pack, self.project, spec["genre"])
+        allowed = set(pack.genre_of(self.project).spec.data_tables)
         economy = answers.get("economy")
         for name, table in (economy.tables if economy else {}).items():
             target = self.project / "data" / name

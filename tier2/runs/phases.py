@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agentscope.message import Msg, UserMsg
 
+from tier2.packs import Pack
 from tier2.prompts import render_prompt
 from tier2.store.lifecycle import TerminalStatus
 from tier2.validators import ValidationReport
@@ -47,6 +48,18 @@ class Phase(Protocol):
     async def run(self, session: RunSession, inp: PhaseInput) -> Verdict: ...
 
 
+def run_request(pack: Pack, inp: PhaseInput) -> str:
+    """The writer's task: the brief, and the pack genre the project holds (after the design chose it)."""
+    genre = pack.genre_of(inp.project)
+    spec = inp.project / "design" / "spec.json"
+    return render_prompt(
+        "run_request", brief=inp.brief, project=inp.project, pack=pack.ref, genre=genre.id,
+        genre_title=genre.spec.title, genre_summary=genre.spec.summary, tables=", ".join(genre.spec.data_tables),
+        behaviours=", ".join(genre.spec.behaviours),
+        design_note=("The design is in docs/design/ and design/spec.json: every requirement there is checked by a "
+                     "gate." if spec.is_file() else ""))
+
+
 def _final_text(msg: Msg | None) -> str:
     return (msg.get_text_content() or "").strip() if msg is not None else ""
 
@@ -61,7 +74,7 @@ class ImplementPhase:
     async def run(self, session: RunSession, inp: PhaseInput) -> Verdict:
         policy = session.policy
         await session.phase("implement", f"writer {session.route_name}")
-        message: Msg = UserMsg("user", render_prompt("run_request", brief=inp.brief, project=inp.project))
+        message: Msg = UserMsg("user", run_request(session.rt.pack, inp))
         resume = session.req.resume
         pending = resume.stage if resume else ""
         verdict = Verdict("failed", "the writer never ran")

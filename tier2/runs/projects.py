@@ -20,14 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tier2.design import classify_brief
 from tier2.errors import PayloadTooLarge
+from tier2.packs import Pack
 from tier2.runs.runtime import Runtime
 from tier2.runs.tenancy import charge_upload, ensure_upload_room, upload_limit
 from tier2.store.quotas import QuotaStore
 from tier2.workspace.importer import Imported, ImportLimits, copy_directory, extract_archive
 from tier2.workspace.projects import adopt_project, project_id_for
 
-__all__ = ["LoadedProject", "import_archive", "import_directory"]
+__all__ = ["LoadedProject", "genre_for_brief", "import_archive", "import_directory"]
 
 
 @dataclass(frozen=True)
@@ -106,3 +108,10 @@ async def import_archive(rt: Runtime, tenant: str, chunks: AsyncIterator[bytes],
         return imported, {"kind": "archive", "bytes": n}
 
     return await _load(rt, tenant, fill)
+
+
+def genre_for_brief(pack: Pack, brief: str) -> str | None:
+    """The pack genre a new project starts from: the one the brief's words name (the design phase may switch it
+    while the project is untouched), else None (the pack's default)."""
+    named = classify_brief(brief, pack.genre_vocab()).genre
+    return named if named in pack.genres else None

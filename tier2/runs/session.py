@@ -31,6 +31,7 @@ from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.owner import process_owner
 from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
 from tier2.runs.progress import EventMapper, Usage
+from tier2.runs.projects import genre_for_brief
 from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
 from tier2.runs.runtime import Runtime
 from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta, open_run_workspace
@@ -154,8 +155,9 @@ class RunSession:
         dest = req.out_dir or (self.rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
         if req.existing_project and req.resume is not None:  # its directory may have been lost with the sandbox
             ensure_project_meta(req.existing_project, req.project_id, self.rt.pack.ref)
-        info = read_project(req.existing_project) if req.existing_project else new_project(self.rt.pack, dest,
-                                                                                          req.project_id)
+        pack = self.rt.pack
+        info = read_project(req.existing_project) if req.existing_project else new_project(
+            pack, dest, req.project_id, genre=genre_for_brief(pack, self.brief))
         project = Path(info.path)
         model_info = {"route": self.route_name, "kind": route.kind, "model": route.model}
         fields = {"status": "running", "phase": "setup", "brief": self.brief, "project_id": info.project_id,

@@ -114,8 +114,8 @@ def scrub(text: str) -> str:
 
 def mask_for(settings: Settings, project_dir: str | None) -> PathMask:
     """The mask for one run: its project directory becomes relative, every server root a placeholder."""
-    roots = [settings.workspaces, settings.home, settings.packs_dir, settings.config_dir, settings.skills_dir,
-             REPO_ROOT, Path(tempfile.gettempdir())]
+    roots = [settings.workspaces, settings.home, settings.packs_dir, settings.config_dir,
+             *([settings.skills_dir] if settings.skills_dir else []), REPO_ROOT, Path(tempfile.gettempdir())]
     return PathMask(project_dir, roots)
 
 

@@ -41,7 +41,8 @@ class Settings(BaseSettings):
     workspaces: Path = REPO_ROOT / "workspaces"
     config_dir: Path = REPO_ROOT / "config"
     packs_dir: Path = REPO_ROOT / "capability_packs"
-    skills_dir: Path = REPO_ROOT / "skills"
+    #: skills root override (None: each pack's own ``skills/``)
+    skills_dir: Path | None = None
     chromium: str | None = None
     pack: str = "phaser"
     #: server directories that POST /v1/projects may load from (default: <workspaces>/import)

@@ -2,24 +2,30 @@
 won / lost / abandoned apart.
 
 In one page session, after the basic probes: an idle stretch must not end the game (an empty shell that just
-ends fails); Escape must abandon; a planned play that buys, crafts and delivers (driven by the game's own tables
-and controls, through real key presses) must reach ``won``; a wasteful play must reach ``lost``.
+ends fails); Escape must abandon; the genre probe the pack contributes (`tier2.packs.Genre.probe_fns`) must win
+the game by playing and must lose it by playing — through real key presses of the game's own action vocabulary
+(``__TIER2__.actions()``), reading only state snapshots and the project's tables, never the game's code.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tier2.browser import GameSession
+from tier2.packs import Genre
 
-__all__ = ["LatchReport", "play_latches", "next_win_action"]
+__all__ = ["LatchReport", "Policy", "play_latches", "decide"]
 
 _HOOK = "window.__TIER2__"
 _STEP = f"(ms) => {{ window.__tier2Clock.advance(ms); return JSON.parse(JSON.stringify({_HOOK}.state())); }}"
 IDLE_MS = 2000
-MAX_WIN_ACTIONS = 400
-MAX_LOSE_ACTIONS = 120
+FRAME_MS = 1000 / 60
+MAX_FRAMES_PER_ACTION = 600
+
+#: a genre probe's decision function: (state, actions, tables) -> action name | (name, frames) | None
+Policy = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], Any]
 
 
 @dataclass
@@ -30,42 +36,54 @@ class LatchReport:
     win_actions: int = 0
     lose_outcome: str | None = None
     lose_actions: int = 0
+    genre: str | None = None
+    #: the numbers of the state when the win play started and when it ended (L2 play_event predicates)
+    win_start: dict[str, float] = field(default_factory=dict)
+    win_end: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
-def _recipe_for(tables: dict[str, Any], item: str) -> dict[str, Any] | None:
-    for r in tables.get("recipes.json", {}).get("recipes", []):
-        if r.get("output", {}).get("item") == item:
-            return r
-    return None
+def numbers(state: dict[str, Any]) -> dict[str, float]:
+    """The top-level numbers of a snapshot (a list counts its length)."""
+    out: dict[str, float] = {}
+    for k, v in state.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[k] = float(v)
+        elif isinstance(v, list):
+            out[k] = float(len(v))
+    return dict(list(out.items())[:40])
 
 
-def next_win_action(state: dict[str, Any], tables: dict[str, Any]) -> tuple[str, str] | None:
-    """Greedy planner: deliver if possible, else craft or buy what the current order needs."""
-    order = state.get("order")
-    if not order:
-        return None
-    inv = state.get("inventory", {})
-    if inv.get(order["item"], 0) >= order["qty"]:
-        return ("deliver", "")
+def decide(policy: Policy, state: dict[str, Any], actions: dict[str, Any], tables: dict[str, Any],
+           default_frames: int) -> tuple[str, int] | str:
+    """The policy's next ``(action, frames)``, or a note (str) saying why the play stops."""
+    try:
+        raw = policy(state, actions, tables)
+    except Exception as exc:  # a pack bug must not take the validation down: it is reported as a failed play
+        return f"the genre probe raised {type(exc).__name__}: {exc}"
+    if raw is None:
+        return "the genre probe gave up (no action for this state)"
+    name, frames = (raw, default_frames) if isinstance(raw, str) else (raw[0], raw[1])
+    if not isinstance(name, str) or not isinstance(frames, int) or isinstance(frames, bool):
+        return f"the genre probe returned {raw!r}: want an action name or (name, frames)"
+    if name != "wait" and name not in actions:
+        return f"the genre probe chose {name!r}, which the game's actions() does not offer"
+    return name, max(1, min(frames, MAX_FRAMES_PER_ACTION))
 
-    def need(item: str, qty: int, depth: int = 0) -> tuple[str, str] | None:
-        if depth > 8:
-            return None
-        recipe = _recipe_for(tables, item)
-        if recipe is None:
-            return ("buy", item)
-        for inp in recipe.get("inputs", []):
-            if inv.get(inp["item"], 0) < inp["qty"]:
-                return need(inp["item"], inp["qty"], depth + 1)
-        return ("craft", recipe["id"])
 
-    return need(order["item"], order["qty"] - inv.get(order["item"], 0))
+async def _act(s: GameSession, actions: dict[str, Any], name: str, frames: int) -> dict[str, Any]:
+    if name == "wait":
+        return await s.evaluate(_STEP, frames * FRAME_MS)
+    key = str(actions[name]["keys"][0])
+    await s.p.keyboard.down(key)
+    await s.evaluate(_STEP, frames * FRAME_MS)
+    await s.p.keyboard.up(key)
+    return await s.evaluate(_STEP, FRAME_MS)
 
 
 async def _press(s: GameSession, key: str, frames: int = 2) -> dict[str, Any]:
     await s.p.keyboard.press(key)
-    return await s.evaluate(_STEP, frames * 1000 / 60)
+    return await s.evaluate(_STEP, frames * FRAME_MS)
 
 
 async def _to_play(s: GameSession, start: str) -> dict[str, Any]:
@@ -77,45 +95,48 @@ async def _to_play(s: GameSession, start: str) -> dict[str, Any]:
     return state
 
 
-async def play_latches(s: GameSession, controls: dict[str, Any], tables: dict[str, Any] | None) -> LatchReport:
-    rep = LatchReport()
-    start = (controls.get("start") or ["Space"])[0]
-    abandon = (controls.get("abandon") or ["Escape"])[0]
-    deliver = (controls.get("deliver") or ["Enter"])[0]
-    buy_keys: dict[str, str] = controls.get("buy") or {}
-    craft_keys: dict[str, str] = controls.get("craft") or {}
+async def _play(s: GameSession, policy: Policy, state: dict[str, Any], actions: dict[str, Any],
+                tables: dict[str, Any], limit: int, frames: int, rep: LatchReport, what: str) -> tuple[str | None, int]:
+    n = 0
+    if what == "win":
+        rep.win_start = numbers(state)
+    while n < limit and state.get("outcome") == "running":
+        step = decide(policy, state, actions, tables, frames)
+        if isinstance(step, str):
+            rep.notes.append(f"{what} play: {step}")
+            break
+        n += 1
+        state = await _act(s, actions, *step)
+    if what == "win":
+        rep.win_end = numbers(state)
+    return state.get("outcome"), n
 
+
+def _key(actions: dict[str, Any], name: str, default: str) -> str:
+    keys = (actions.get(name) or {}).get("keys") or [default]
+    return str(keys[0])
+
+
+async def play_latches(s: GameSession, actions: dict[str, Any], genre: Genre | None,
+                       tables: dict[str, Any] | None) -> LatchReport:
+    """Idle, abandon, then the genre probe's win and lose plays, each from a fresh Play."""
+    rep = LatchReport(genre=genre.id if genre else None)
+    start, abandon = _key(actions, "start", "Space"), _key(actions, "abandon", "Escape")
     state = await _to_play(s, start)
     rep.idle_outcome = (await s.evaluate(_STEP, IDLE_MS)).get("outcome")
     rep.abandon_outcome = (await _press(s, abandon, frames=4)).get("outcome")
-
-    state = await _to_play(s, start)
+    if genre is None:
+        rep.notes.append("win/lose plays skipped: the game's genre is unknown to the pack")
+        return rep
     if tables is None:
-        rep.notes.append("win play skipped: no tables to plan with")
-    else:
-        for rep.win_actions in range(1, MAX_WIN_ACTIONS + 1):
-            if state.get("outcome") != "running":
-                break
-            action = next_win_action(state, tables)
-            key = None if action is None else {"deliver": deliver, "buy": buy_keys.get(action[1]),
-                                                "craft": craft_keys.get(action[1])}[action[0]]
-            if key is None:
-                rep.notes.append(f"win play: no control for {action}")
-                break
-            state = await _press(s, key, frames=1)
-        rep.win_outcome = state.get("outcome")
-
+        rep.notes.append("win/lose plays skipped: no tables to plan with")
+        return rep
+    win, lose = genre.probe_fns()
+    bounds = genre.spec.probe
     state = await _to_play(s, start)
-    if buy_keys:
-        prices = (tables or {}).get("prices.json", {}).get("buy", {})
-        recipes = (tables or {}).get("recipes.json", {}).get("recipes", [])
-        alone = {r["inputs"][0]["item"] for r in recipes if len(r.get("inputs", [])) == 1}
-        useless = [i for i in buy_keys if i not in alone] or list(buy_keys)
-        # drain the money on the cheapest item that crafts nothing by itself, never craft or deliver
-        waste = min(useless, key=lambda i: prices.get(i, 0))
-        for rep.lose_actions in range(1, MAX_LOSE_ACTIONS + 1):
-            if state.get("outcome") != "running":
-                break
-            state = await _press(s, buy_keys[waste], frames=1)
-        rep.lose_outcome = state.get("outcome")
+    rep.win_outcome, rep.win_actions = await _play(s, win, state, actions, tables, bounds.max_win_actions,
+                                                   bounds.action_frames, rep, "win")
+    state = await _to_play(s, start)
+    rep.lose_outcome, rep.lose_actions = await _play(s, lose, state, actions, tables, bounds.max_lose_actions,
+                                                     bounds.action_frames, rep, "lose")
     return rep

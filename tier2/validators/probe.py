@@ -8,22 +8,28 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
+from tier2.packs import Genre
 from tier2.validators.latch import play_latches
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import measure_input, run_bounded
 from tier2.validators.trace import InputProbe, PlayTrace
 
-__all__ = ["probe_contract_game", "BOOT_SCENES"]
+__all__ = ["probe_contract_game", "BOOT_SCENES", "GenreResolver"]
 
+#: (hook genre, hook contract) -> the pack's genre to play it as, or None
+GenreResolver = Callable[[str | None, int | None], Genre | None]
 BOOT_SCENES = frozenset({"Boot", "Preload"})
 _HOOK = "window.__TIER2__"
 _IDLE_MS = 150.0
+#: at most this many actions are probed one by one after start
+MAX_PROBED_ACTIONS = 4
+_NOT_PROBED = frozenset({"start", "abandon", "wait"})
 
 
 async def _state(s: GameSession) -> dict[str, Any] | None:
@@ -80,8 +86,38 @@ async def _shot(s: GameSession, trace: PlayTrace, out_dir: Path, name: str) -> N
     trace.pixels.append(pixel_stats(png, str(path)))
 
 
+def _first_key(actions: dict[str, Any], name: str) -> str | None:
+    keys = (actions.get(name) or {}).get("keys")
+    return str(keys[0]) if isinstance(keys, list) and keys else None
+
+
+def _probe_order(actions: dict[str, Any], genre: Genre | None) -> list[str]:
+    """The game's actions to probe one by one (each must change the state, `input_changes_state`): the genre's
+    witness actions (the genre gate reads them), or the first action when the genre is unknown. Other actions may
+    rightly do nothing in the opening state (deliver with nothing in stock); the latch plays press them all."""
+    names = [a for a in actions if a not in _NOT_PROBED]
+    chosen: list[str] = []
+    for rule in genre.spec.observe if genre else []:
+        hit = next((a for a in names if a == rule.action or a.startswith(rule.action + "_")), None)
+        if hit and hit not in chosen:
+            chosen.append(hit)
+    return chosen or names[:1]
+
+
+async def _actions(s: GameSession, controls: dict[str, Any], genre: Genre | None) -> dict[str, Any]:
+    """The game's action vocabulary: ``actions()`` (contract 2), else its contract-1 controls translated by the
+    genre's probe module (``actions_from_controls``)."""
+    raw = await s.evaluate(f"() => {_HOOK}.actions ? JSON.parse(JSON.stringify({_HOOK}.actions())) : null")
+    if isinstance(raw, dict):
+        return {str(k): v for k, v in raw.items() if isinstance(v, dict) and isinstance(v.get("keys"), list)
+                and v["keys"] and all(isinstance(k, str) and 0 < len(k) <= 32 for k in v["keys"])}
+    mod = genre.module("probe") if genre else None
+    convert = getattr(mod, "actions_from_controls", None)
+    return dict(convert(controls)) if convert is not None else {}
+
+
 async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: float,
-               tables: dict[str, Any] | None) -> None:
+               tables: dict[str, Any] | None, genre: Genre | None, resolve_genre: GenreResolver | None) -> None:
     t = time.monotonic()
     trace.loaded = await s.load(boot_timeout_s)
     t = trace.lap("load", t)
@@ -98,15 +134,24 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     await _shot(s, trace, out_dir, "01-menu")
     t = trace.lap("frames+screenshot", t)
     controls = await s.evaluate(f"() => {_HOOK}.controls ? {_HOOK}.controls() : null") or {}
-    start_keys = list(controls.get("start") or ["Space"])
-    trace.inputs.append(await _input_probe(s, "start", start_keys[0]))
+    if genre is None and resolve_genre is not None:
+        info = await s.evaluate(f"() => ({{genre: {_HOOK}.genre, contract: {_HOOK}.contract}})") or {}
+        named, contract = info.get("genre"), info.get("contract")
+        genre = resolve_genre(named if isinstance(named, str) else None,
+                              contract if isinstance(contract, int) else None)
+    actions = await _actions(s, controls, genre)
+    trace.controls = {"actions": actions} if actions else trace.controls
+    start_key = _first_key(actions, "start") or str((controls.get("start") or ["Space"])[0])
+    trace.inputs.append(await _input_probe(s, "start", start_key))
     await s.advance(300)
     scene = await _scene(s)
-    buy = controls.get("buy") or {}
-    if scene == "Play" and buy:
-        trace.inputs.append(await _input_probe(s, "buy", next(iter(buy.values()))))
-    elif scene != "Play":
-        trace.notes.append(f"start key {start_keys[0]!r} left the game in scene {scene!r}")
+    if scene == "Play":
+        for name in _probe_order(actions, genre)[:MAX_PROBED_ACTIONS]:
+            key = _first_key(actions, name)
+            if key:
+                trace.inputs.append(await _input_probe(s, name, key))
+    else:
+        trace.notes.append(f"start key {start_key!r} left the game in scene {scene!r}")
     t = trace.lap("inputs", t)
     before = int(await s.evaluate(f"() => {_HOOK}.frame()"))
     await s.advance(200)
@@ -114,7 +159,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     await _shot(s, trace, out_dir, "02-play")
     t = trace.lap("final_screenshot", t)
     if scene == "Play":
-        latch = await play_latches(s, controls, tables)
+        latch = await play_latches(s, actions, genre, tables)
         trace.latch = asdict(latch)
         trace.latch.update(idle=latch.idle_outcome, abandon=latch.abandon_outcome, win=latch.win_outcome,
                            lose=latch.lose_outcome)
@@ -126,13 +171,15 @@ async def probe_contract_game(
     pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | Sequence[Path] | None = None,
     boot_timeout_s: float = 15.0,
     total_timeout_s: float = 45.0, tables: dict[str, Any] | None = None, force_canvas: bool = True,
+    genre: Genre | None = None, resolve_genre: GenreResolver | None = None,
 ) -> PlayTrace:
-    """Load the built game at ``url`` and record a `PlayTrace`; never raises for game faults. ``tables`` (the
-    game's data) lets the latch-split play plan a win."""
+    """Load the built game at ``url`` and record a `PlayTrace`; never raises for game faults. ``genre`` (the
+    pack's genre of the project; else ``resolve_genre`` maps the hook's ``genre`` and ``contract`` to one) and
+    ``tables`` (the game's data) let the latch split win and lose by playing."""
     out_dir.mkdir(parents=True, exist_ok=True)
     trace = PlayTrace(mode="contract", url=url)
     async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
-        work = _run(s, trace, out_dir, boot_timeout_s, tables)
+        work = _run(s, trace, out_dir, boot_timeout_s, tables, genre, resolve_genre)
         trace.timed_out, trace.errors, trace.dialogs = await run_bounded(s, work, total_timeout_s, trace=trace)
         trace.blocked = list(s.log.blocked_requests)
     return trace

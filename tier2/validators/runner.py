@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import time
@@ -17,14 +18,14 @@ from typing import Any, Literal
 from tier2.browser import BrowserPool
 from tier2.browser.session import SERVED_ORIGIN
 from tier2.errors import BadInput
-from tier2.packs import Pack
+from tier2.packs import Genre, Pack
 from tier2.settings.loader import Policy
 from tier2.store.spend import SpendGuard
 from tier2.telemetry import annotate_validation, traced
 from tier2.toolchain import BuildResult, run_build
 from tier2.toolchain.esbuild import Launcher
 from tier2.validators.base import Finding, ProbeMode, ValidationResult
-from tier2.validators.data import check_tier2_tables
+from tier2.validators.data.pack_checks import genre_data_gates
 from tier2.validators.l1.runtime_gates import RUNTIME_GATES
 from tier2.validators.l2 import completion_map, conformance_gates
 from tier2.validators.l3 import ModelScorer, score_visual
@@ -114,6 +115,8 @@ class ValidationRunner:
     design_goal: str = ""
     #: where project builds run (the run's workspace sandbox, `tier2.sandbox`); None = on the host
     launcher: Launcher | None = None
+    #: the play trace of the latest validation (None before any, or when nothing was played)
+    last_trace: PlayTrace | None = None
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
@@ -137,10 +140,18 @@ class ValidationRunner:
         target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
         return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode, brief)
 
-    async def _probe(self, target: Target, out_dir: Path, mode: ProbeMode, tables: dict[str, Any] | None) -> PlayTrace:
+    def _resolve_genre(self, named: str | None, contract: int | None) -> Genre | None:
+        """The pack genre to play a contract game as: the one its hook names, else (contract 1) the default."""
+        if named is not None:
+            return self.pack.genres.get(named)
+        return self.pack.default_genre if contract == 1 else None
+
+    async def _probe(self, target: Target, out_dir: Path, mode: ProbeMode, tables: dict[str, Any] | None,
+                     genre: Genre | None = None) -> PlayTrace:
         t = self.policy.timeouts
         started = time.monotonic()
-        probe = probe_contract_game if mode == "contract" else probe_generic_game
+        probe = (functools.partial(probe_contract_game, genre=genre, resolve_genre=self._resolve_genre)
+                 if mode == "contract" else probe_generic_game)
         roots = target.roots
         smoke_trace = PlayTrace()
         # the default-renderer smoke runs in its own context beside the main (Canvas) play: two cores, two pages
@@ -204,11 +215,14 @@ class ValidationRunner:
             gates.append(build_gate(target.build))
             timings["build"] = target.build.duration_ms
         tables = None
+        genre: Genre | None = None
         trace: PlayTrace | None = None
         t0 = time.monotonic()
         if target.tier2_project and target.project is not None:
-            tables = read_tables(target.project, self.pack.manifest.data_tables)
-            gates += check_tier2_tables(tables, strict_acyclic=self.policy.strict_acyclic)
+            genre = self.pack.genre_of(target.project)
+            tables = read_tables(target.project, genre.spec.data_tables)
+            gates += genre_data_gates(genre, tables, {"strict_acyclic": self.policy.strict_acyclic})
+            notes.append(f"pack {self.pack.ref}, genre template {genre.id}")
         timings["data_gates"] = int((time.monotonic() - t0) * 1000)
         static = None
         if target.project is not None and read_sources(target.project):  # node parses while the browser plays
@@ -216,7 +230,7 @@ class ValidationRunner:
         try:
             if target.build is None or target.build.ok:
                 t0 = time.monotonic()
-                trace = await self._probe(target, out_dir, mode, tables)
+                trace = await self._probe(target, out_dir, mode, tables, genre)
                 timings["browser"] = int((time.monotonic() - t0) * 1000)
                 timings.update({f"browser.{k}": v for k, v in trace.timings_ms.items()})
                 gates += [gate(trace) for gate in RUNTIME_GATES]
@@ -233,11 +247,12 @@ class ValidationRunner:
                 gates[1:1] = static_gates
         if self.design_spec is not None and target.tier2_project:  # L2: the build against the design
             l2 = conformance_gates(self.design_spec, self.design_goal, trace, tables, target.project,
-                                   gates)
+                                   gates, self.pack)
             gates += l2
             done = completion_map(self.design_spec, l2)
             notes.append(f"design conformance: {done['summary']} (genre {done['genre']})")
         gates = [apply_policy(g, self.policy) for g in gates]
+        self.last_trace = trace
         report = ValidationReport(
             target=target.label, mode=mode, passed=not any(g.blocking for g in gates), gates=gates,
             screenshots=screenshots, build=target.build.to_dict() if target.build else None, notes=notes,

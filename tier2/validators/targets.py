@@ -52,8 +52,8 @@ class Target:
 
 
 def is_tier2_project(path: Path, pack: Pack) -> bool:
-    return (path / pack.manifest.build.entry).is_file() and all(
-        (path / "data" / t).is_file() for t in pack.manifest.data_tables)
+    return (path / pack.manifest.build.entry).is_file() and any(
+        all((path / "data" / t).is_file() for t in g.spec.data_tables) for g in pack.genres.values())
 
 
 def detect_mode(target: Target) -> ProbeMode:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -33,6 +34,8 @@ class ProjectInfo:
     path: str
     pack: str
     created_at: float
+    #: the pack genre whose template the project started from
+    genre: str | None = None
 
 
 def project_id_for(value: str | None = None) -> str:
@@ -44,8 +47,10 @@ def project_id_for(value: str | None = None) -> str:
     return value
 
 
-def new_project(pack: Pack, dest: Path, project_id: str | None = None) -> ProjectInfo:
-    """Copy the pack template to ``dest`` (which must not exist or be empty) and stamp its metadata."""
+def new_project(pack: Pack, dest: Path, project_id: str | None = None, genre: str | None = None) -> ProjectInfo:
+    """Copy the genre's template (None: the pack's default genre) to ``dest`` (which must not exist or be empty)
+    and stamp its metadata."""
+    template = pack.genre(genre)
     dest = dest.expanduser().resolve()
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise BadInput(f"output directory {dest} exists and is not empty")
@@ -54,10 +59,10 @@ def new_project(pack: Pack, dest: Path, project_id: str | None = None) -> Projec
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     staging.chmod(0o755)
     try:
-        shutil.copytree(pack.template_dir, staging, dirs_exist_ok=True,
+        shutil.copytree(template.template_dir, staging, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("dist", "node_modules"))
         info = ProjectInfo(project_id=project_id_for(project_id), path=str(dest), pack=pack.ref,
-                           created_at=time.time())
+                           created_at=time.time(), genre=template.id)
         meta = staging / META_DIR
         meta.mkdir(exist_ok=True)
         (meta / "project.json").write_text(json.dumps(asdict(info), indent=2))
@@ -71,11 +76,13 @@ def new_project(pack: Pack, dest: Path, project_id: str | None = None) -> Projec
 
 def adopt_project(pack: Pack, path: Path, project_id: str) -> ProjectInfo:
     """Stamp an imported directory as a tier2 project after checking it has the pack's layout."""
+    genre = pack.genre_of(path)
     missing = [rel for rel in [pack.manifest.build.entry, pack.manifest.build.html]
-               + [f"data/{t}" for t in pack.manifest.data_tables] if not (path / rel).is_file()]
+               + [f"data/{t}" for t in genre.spec.data_tables] if not (path / rel).is_file()]
     if missing:
         raise BadInput(f"not a {pack.ref} project: missing {', '.join(missing[:5])}")
-    info = ProjectInfo(project_id=project_id_for(project_id), path=str(path), pack=pack.ref, created_at=time.time())
+    info = ProjectInfo(project_id=project_id_for(project_id), path=str(path), pack=pack.ref, created_at=time.time(),
+                       genre=genre.id)
     (path / META_DIR).mkdir(exist_ok=True)
     (path / META_DIR / "project.json").write_text(json.dumps(asdict(info), indent=2))
     return info
@@ -120,3 +127,33 @@ def snapshot(root: Path) -> Snapshot:
         files.append({"path": rel, "sha256": digest, "bytes": path.stat().st_size})
         overall.update(f"{rel}\0{digest}\n".encode())
     return {"files": files, "sha256": overall.hexdigest()}
+
+
+def _template_files(root: Path) -> list[Path]:
+    return [p.relative_to(root) for p in sorted(root.rglob("*"))
+            if p.is_file() and not {"dist", "node_modules"} & set(p.relative_to(root).parts)]
+
+
+def switch_genre(pack: Pack, path: Path, genre_id: str) -> bool:
+    """Re-seed a project that is still its genre's untouched template with another genre's template (the design
+    chose another genre before anyone wrote code). False, and nothing changed, when it already is that genre or
+    any template file was changed, removed or replaced by a link."""
+    target = pack.genre(genre_id)
+    current = pack.genre_of(path)
+    if current.id == target.id:
+        return False
+    old = _template_files(current.template_dir)
+    for rel in old:
+        mine = path / rel
+        if mine.is_symlink() or not mine.is_file() or mine.read_bytes() != (current.template_dir / rel).read_bytes():
+            return False
+    for rel in old:
+        (path / rel).unlink()
+    for rel in sorted({r.parent for r in old if r.parent != Path(".")}, key=lambda r: len(r.parts), reverse=True):
+        with contextlib.suppress(OSError):
+            (path / rel).rmdir()  # only when empty
+    shutil.copytree(target.template_dir, path, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("dist", "node_modules"))
+    info = read_project(path)
+    (path / META_DIR / "project.json").write_text(json.dumps(asdict(info) | {"genre": target.id}, indent=2))
+    return True

@@ -14,7 +14,7 @@ from tier2.settings.loader import REPO_ROOT
 
 # real-game data copied into the repository with its licences (tests/fixtures/corpus/README.md)
 CORPUS = Path(REPO_ROOT) / "tests" / "fixtures" / "corpus"
-TEMPLATE_DATA = Path(REPO_ROOT) / "capability_packs" / "phaser" / "template" / "data"
+TEMPLATE_DATA = Path(REPO_ROOT) / "capability_packs" / "phaser" / "genres" / "shop" / "template" / "data"
 
 
 def load_json(path: Path) -> Any:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.data_gates.helpers import error_messages, read_json
-from tier2.models.offline.theme import derive_game
+from tier2.packs import load_pack
 from tier2.validators.data import (
     Converter,
     EconomyModel,
@@ -140,6 +140,8 @@ def test_a_purchase_nothing_uses_is_a_loss_path(start: int, kinds: set[str]) -> 
 
 # --- generated games ----------------------------------------------------------------------------------------------
 
+_ROOT = Path(__file__).resolve().parents[3]
+_SHOP = load_pack(_ROOT / "capability_packs", "phaser").genre("shop")
 BRIEFS = [f"{what} {n}" for n in range(10) for what in (
     "a cozy bakery where I bake bread and cakes for villagers",
     "a potion shop where wizards buy elixirs brewed from herbs",
@@ -152,7 +154,7 @@ BRIEFS = [f"{what} {n}" for n in range(10) for what in (
 def test_fifty_generated_games_pass_both_gates() -> None:
     assert len(BRIEFS) == 50
     for brief in BRIEFS:
-        link, eco = check_tier2_tables(derive_game(brief))
+        link, eco = check_tier2_tables(_SHOP.build_tables(brief))
         assert link.passed, (brief, link.findings)
         assert eco.passed, (brief, eco.findings)
         assert eco.evidence["profitable"] and eco.evidence["loss_path_kinds"].get("bankruptcy") == 1

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from agentscope.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock
 
 from tier2.models.offline.history import read_conversation
 from tier2.models.offline.policy import MAX_REPAIRS, decide
+from tier2.packs import load_pack
+from tier2.runs.phases import PhaseInput, run_request
 
 ROOT = "/w/game"
+PACK = load_pack(Path(__file__).resolve().parents[3] / "capability_packs", "phaser")
 FILES = ["src/main.js", "src/scenes/Play.js", "data/economy.json", "data/items.json"]
 
 
@@ -17,7 +21,8 @@ class Convo:
     def __init__(self, brief: str = "a potion shop tycoon where I brew potions from herbs") -> None:
         system = f"You are the writer.\nYou work inside ONE game project at {ROOT} (the project directory)."
         self.msgs = [Msg(name="system", role="system", content=[TextBlock(text=system)]),
-                     Msg(name="user", role="user", content=[TextBlock(text=f"<brief>\n{brief}\n</brief>\nGo.")])]
+                     Msg(name="user", role="user", content=[TextBlock(text=run_request(
+                         PACK, PhaseInput(brief=brief, project=Path(ROOT))))])]
         self.n = 0
 
     def act(self, params: dict | None = None):

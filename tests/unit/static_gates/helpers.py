@@ -8,7 +8,7 @@ from tier2.settings.loader import REPO_ROOT
 
 PACK = REPO_ROOT / "capability_packs" / "phaser"
 NODE_MODULES = PACK / "node_modules"
-TEMPLATE = PACK / "template"
+TEMPLATE = PACK / "genres" / "shop" / "template"
 CREATE_GAME = "@phaserjs/create-game@1.3.2"
 DEMOS = ("coin-clicker", "memory-card-game", "phasers-revenge")
 

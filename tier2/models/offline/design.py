@@ -13,18 +13,17 @@ import json
 import re
 from typing import Any
 
-from tier2.design import ROLES, classify_brief, clauses, out_of_scope, pack_genres
+from tier2.design import ROLES, GenreGuess, classify_brief, clauses, out_of_scope
 from tier2.design.spec import SPEC_VERSION
 from tier2.models.offline.history import Conversation
 from tier2.models.offline.policy import Action
-from tier2.models.offline.theme import derive_game
+from tier2.packs import Pack, pack_by_ref
 
 __all__ = ["DESIGN_MARKER", "decide_design", "is_design"]
 
 #: the line every design-studio system prompt carries (``tier2/prompts/design/*.md``)
 DESIGN_MARKER = re.compile(r"tier2 design studio — role: ([a-z_.]+)")
-_BEHAVIOURS = re.compile(r"pack behaviours: ([a-z_, ]+)")
-_PACK = re.compile(r"pack: (\S+)")
+_PACK = re.compile(r"pack: ([^\s;]+)")
 _ANSWER = re.compile(r"<designer-answer role=\"([a-z_]+)\">\s*(.*?)\s*</designer-answer>", re.S)
 _NOTE = re.compile(r"<team-message from=\"([^\"]+)\">\s*(.*?)\s*</team-message>", re.S)
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -69,123 +68,91 @@ def _req(what: str, source: str | None, fallback: str, **predicate: Any) -> dict
     return {"text": what, "source": source or fallback, "predicate": predicate}
 
 
-def _genre(conv: Conversation) -> str:
-    return classify_brief(conv.brief).genre or "shop"
+def _pack(conv: Conversation) -> Pack | None:
+    m = _PACK.search(conv.system)
+    return pack_by_ref(m.group(1)) if m else None
+
+
+def _genre(conv: Conversation, pack: Pack | None) -> tuple[str, GenreGuess]:
+    """The genre the brief's words name (the pack's vocabulary), else the pack's default genre."""
+    guess = classify_brief(conv.brief, pack.genre_vocab() if pack else {})
+    return guess.genre or (pack.manifest.default_genre if pack else "unknown"), guess
+
+
+def _source(cl: list[str], words: list[str], first: str) -> str:
+    return _clause(cl, *words) or first if words else first
 
 
 def _designer(conv: Conversation, role: str) -> dict[str, Any]:
+    """One designer's answer, from the brief and the pack genre's own data (requirements, tables, behaviours)."""
     brief, goal = _first_brief(conv), conv.brief
     cl = clauses(brief)
     first = cl[0] if cl else brief
-    genre = _genre(conv)
-    shop = genre == "shop"
-    tables = derive_game(brief) if shop else {}
-    theme = derive_game(goal)["theme.json"]  # the look follows every goal version (a follow-up re-themes)
-    title = tables["theme.json"]["title"] if shop else theme["title"]
+    pack = _pack(conv)
+    genre_id, guess = _genre(conv, pack)
+    genre = pack.genres.get(genre_id) if pack else None
+    words = guess.words.get(genre_id, [])
+    tables = genre.build_tables(brief) if genre else {}
+    look = genre.build_tables(goal).get("theme.json", {}) if genre else {}  # a follow-up re-themes the look
+    theme = look or {"title": "Game", "palette": {}, "subtitle": brief[:60]}
+    title = str(tables.get("theme.json", {}).get("title") or theme.get("title") or "Game")
     reqs: list[dict[str, Any]] = []
     decisions: list[str] = []
     notes: list[str] = []
     out_tables: dict[str, Any] = {}
+    if genre is None:
+        notes = [f"The pack has no {genre_id} template: this design states the brief, not a buildable plan."]
+    mine = [r for r in (genre.spec.requirements if genre else []) if r.role == role]
+    for r in mine:
+        reqs.append(_req(r.text, _source(cl, words, first), first, **r.predicate))
     if role == "gameplay":
-        if shop:
-            decisions = ["Core loop: buy raw goods (digits), craft products (Q, W, E...), deliver the current order "
-                         "(Space/Enter) before the day ends.", "Escape abandons to the menu."]
-            reqs = [_req("Space starts the game from the menu", None, first, kind="key_action", key="Space",
-                         action="start"),
-                    _req("pressing 1 buys the first raw good", _clause(cl, "buy", "brew", "bake", "craft", "sell",
-                                                                       "make", "cook"), first,
-                         kind="key_action", key="Digit1", action="buy"),
-                    _req("products get crafted in play", _clause(cl, "brew", "bake", "craft", "make", "cook",
-                                                                 "assemble", "forge"), first,
-                         kind="play_event", counter="crafted")]
-        elif genre == "shooter":
-            decisions = ["Core loop: steer the ship with the arrow keys, fire with Space, avoid hazards.",
-                         "Projectiles spawn on the fire input; hits destroy enemies."]
-            reqs = [_req("Space fires a projectile", _clause(cl, "shoot", "fire", "blast"), first,
-                         kind="key_action", key="Space", action="fire"),
-                    _req("enemies are destroyed by shots", _clause(cl, "shoot", "alien", "enem"), first,
-                         kind="play_event", counter="kills")]
-            if (c := _clause(cl, "collect", "power")) is not None:
-                reqs.append(_req("power-ups can be collected", c, first, kind="play_event", counter="collected"))
-            if (c := _clause(cl, "dodge", "avoid")) is not None:
-                reqs.append(_req("hazards hit the player unless dodged", c, first, kind="play_event",
-                                 counter="hits_taken"))
-        elif genre == "platformer":
-            decisions = ["Core loop: run with the arrow keys, jump with Space or Up; gravity pulls the player down."]
-            reqs = [_req("Space makes the player jump", _clause(cl, "jump"), first, kind="key_action", key="Space",
-                         action="jump"),
-                    _req("the player reaches the exit", _clause(cl, "exit", "goal", "reach", "flag"), first,
-                         kind="play_outcome", outcome="won")]
-        else:
-            decisions = [f"Core loop of a {genre} game as the brief describes it."]
-            reqs = [_req("Space starts the game from the menu", None, first, kind="key_action", key="Space",
-                         action="start")]
+        decisions = [f"Core loop ({genre.spec.title if genre else genre_id}): "
+                     f"{genre.spec.summary if genre else 'as the brief describes it.'}", "Escape abandons to the menu."]
+        reqs.insert(0, _req("Space starts the game from the menu", None, first, kind="key_action", key="Space",
+                            action="start"))
     elif role == "level":
-        if shop:
-            decisions = ["One day per game; orders come in a fixed, cycling queue; the goal money wins."]
-            reqs = [_req("at least 3 customer orders", _clause(cl, "order", "customer", "sell"), first,
-                         kind="min_count", table="orders.json", field="orders", n=3),
-                    _req("a planned play reaches the money goal", _clause(cl, "goal", "broke", "rich", "profit",
-                                                                          "sell", "order"), first,
-                         kind="play_outcome", outcome="won")]
-        else:
-            decisions = [f"Waves/levels of a {genre} game, rising in difficulty."]
-            reqs = [_req("a scripted play completes the level", None, first, kind="play_outcome", outcome="won")]
+        decisions = [f"Levels/waves of a {genre_id} game, rising in difficulty."]
     elif role == "economy":
-        if shop:
-            out_tables = tables
-            econ = tables["economy.json"]
-            decisions = [f"Start money {econ['start_money']}, goal {econ['goal_money']}, day "
-                         f"{econ['day_length_ms'] // 1000} s; sell prices 1.7-2.5x the inputs' cost."]
-            reqs = [_req("a profitable strategy and a losing path both exist", _clause(
-                        cl, "broke", "money", "profit", "rich", "sell", "tycoon"), first,
-                         kind="gate_passes", gate="l1.economy"),
-                    _req(f"at least {min(2, len(tables['recipes.json']['recipes']))} recipes",
-                         _clause(cl, "brew", "bake", "craft", "recipe", "potion", "cake", "bread"), first,
-                         kind="min_count", table="recipes.json", field="recipes",
-                         n=min(2, len(tables["recipes.json"]["recipes"])))]
-        else:
-            lives = _lives(brief)
-            decisions = [f"Numbers of a {genre} game" + (f": {lives} lives" if lives else "") + "."]
-            notes = ["The pack's data tables are the shop tables; no tables for this genre exist yet."]
-            if lives:
-                reqs = [_req(f"the player starts with {lives} lives", _clause(cl, "live", "heart"), first,
-                             kind="state_value", key="lives", min=lives, max=lives)]
+        out_tables = {k: v for k, v in tables.items() if k != "theme.json"} | (
+            {"theme.json": tables["theme.json"]} if "theme.json" in tables else {})
+        numbers = {k: v for t in tables.values() if isinstance(t, dict) for k, v in t.items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        decisions = ["Numbers: " + ", ".join(f"{k} {v}" for k, v in list(numbers.items())[:8]) + "."]
+        lives = _lives(brief)
+        if lives and genre is not None and "lives" in genre.spec.state:
+            reqs.append(_req(f"the player starts with {lives} lives", _clause(cl, "live", "heart"), first,
+                             kind="state_value", key="lives", min=lives, max=lives))
     elif role == "ui":
-        decisions = ["Scenes: Menu → Play → GameOver; the HUD shows money/score, the current goal and the controls."]
-        reqs = [_req("a menu scene", None, first, kind="scene_exists", scene="Menu"),
-                _req("a game-over scene", None, first, kind="scene_exists", scene="GameOver"),
-                _req(f"the title “{title}” is shown", None, first, kind="ui_label", text=title)]
-        if genre == "shooter":
-            reqs.append(_req("the HUD shows the lives left", _clause(cl, "live"), first, kind="ui_label",
-                             text="Lives"))
+        decisions = ["Scenes: Menu → Play → GameOver; the HUD shows the score/goal and the controls."]
+        reqs += [_req("a menu scene", None, first, kind="scene_exists", scene="Menu"),
+                 _req("a game-over scene", None, first, kind="scene_exists", scene="GameOver"),
+                 _req(f"the title “{title}” is shown", None, first, kind="ui_label", text=title)]
     elif role == "audio":
-        mood = "calm, cosy loop" if shop else "driving, energetic loop"
-        decisions = [f"Music: a {mood}; short cues for each action."]
+        decisions = ["Music: a loop matching the brief's mood; short cues for each action."]
         notes = ["The Phaser pack ships no audio assets or audio behaviour: the game is silent (stated in scope "
                  "when the brief asks for sound)."]
     elif role == "vfx":
-        decisions = ["Feedback: a colour flash on each action, a pulse on a completed goal.",
-                     f"Palette accent {theme['palette']['accent']} on background {theme['palette']['background']}."]
+        pal = theme.get("palette", {})
+        decisions = ["Feedback: a colour flash on each action, a pulse on a completed goal."] + (
+            [f"Palette accent {pal['accent']} on background {pal['background']}."] if "accent" in pal else [])
     elif role == "assets":
-        pal = theme["palette"]
+        pal = theme.get("palette", {})
         decisions = [f"Shapes drawn in code (no image files): palette {', '.join(f'{k} {v}' for k, v in pal.items())}.",
-                     f"Title “{theme['title']}”, subtitle “{theme['subtitle']}”."]
-        if genre == "shooter":
-            decisions.append("Sprites: the player ship, asteroids, alien ships, power-ups, projectiles.")
-    summary = f"{role} design for “{title}”, a {genre} game: " + (decisions[0] if decisions else "")
+                     f"Title “{theme.get('title')}”, subtitle “{theme.get('subtitle')}”."]
+    summary = f"{role} design for “{title}”, a {genre_id} game: " + (decisions[0] if decisions else "")
     return {"role": role, "summary": summary, "decisions": decisions, "requirements": reqs, "tables": out_tables,
             "notes": notes}
 
 
 def _split(conv: Conversation) -> dict[str, Any]:
     brief = _first_brief(conv)
-    guess = classify_brief(conv.brief)
-    genre = guess.genre or "shop"
-    title = derive_game(brief)["theme.json"]["title"] if genre == "shop" else derive_game(conv.brief)["theme.json"][
-        "title"]
-    tasks = {role: f"Design the {role} of this {genre} game from the brief; answer your role's JSON." for role in ROLES}
-    return {"title": title, "genre": genre, "pitch": f"{title}: a {genre} game — {brief}", "tasks": tasks}
+    pack = _pack(conv)
+    genre_id, _ = _genre(conv, pack)
+    genre = pack.genres.get(genre_id) if pack else None
+    title = str((genre.build_tables(brief).get("theme.json", {}).get("title") if genre else None) or "Game")
+    tasks = {role: f"Design the {role} of this {genre_id} game from the brief; answer your role's JSON."
+             for role in ROLES}
+    return {"title": title, "genre": genre_id, "pitch": f"{title}: a {genre_id} game — {brief}", "tasks": tasks}
 
 
 def _converge(conv: Conversation) -> dict[str, Any]:
@@ -197,19 +164,16 @@ def _converge(conv: Conversation) -> dict[str, Any]:
             answers[role] = json.loads(body)
         except json.JSONDecodeError:
             continue
-    guess = classify_brief(conv.brief)
-    genre = guess.genre or "shop"
-    found = _BEHAVIOURS.search(conv.system)
-    behaviours = [b.strip() for b in (found.group(1) if found else "").split(",") if b.strip()]
-    genres = pack_genres(behaviours)
-    pack_m = _PACK.search(conv.system)
-    pack = pack_m.group(1) if pack_m else "?"
+    pack = _pack(conv)
+    genre, guess = _genre(conv, pack)
+    genres = list(pack.genres) if pack else []
+    ref = pack.ref if pack else "?"
     unsupported = [{"what": what, "reason": why} for what, why in out_of_scope(conv.brief)]
     if genre not in genres:
         unsupported.insert(0, {"what": f"{genre} gameplay", "reason": (
-            f"pack {pack} can build {', '.join(genres) or 'no'} games (its behaviours: {', '.join(behaviours)}); "
-            f"the offline writer has only the shop template. The brief asks for a {genre}: the build will be "
-            f"judged as a {genre} by the genre gate and not delivered as something else.")})
+            f"pack {ref} has templates for {', '.join(genres) or 'no'} games and none for a {genre}. The brief asks "
+            f"for a {genre}: the build will be judged as a {genre} by the genre gate and not delivered as "
+            f"something else.")})
     if re.search(r"\b(sound|music|audio|sfx)\b", conv.brief, re.I):
         unsupported.append({"what": "sound and music", "reason": "the pack has no audio assets or behaviour"})
     cl = clauses(brief)
@@ -230,7 +194,7 @@ def _converge(conv: Conversation) -> dict[str, Any]:
              if "“" in answers.get("ui", {}).get("summary", "") else "Game")
     return {"spec_version": SPEC_VERSION, "title": title, "genre": genre, "brief": conv.brief, "pitch": pitch[:2000],
             "scope": {"buildable": genre in genres and not out_of_scope(conv.brief),
-                      "pack": pack, "pack_genres": genres, "unsupported": unsupported},
+                      "pack": ref, "pack_genres": genres, "unsupported": unsupported},
             "tables": sorted(answers.get("economy", {}).get("tables", {})),
             "requirements": [{k: r[k] for k in ("id", "text", "source", "role", "predicate")} for r in reqs]}
 

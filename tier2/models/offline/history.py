@@ -13,6 +13,8 @@ __all__ = ["ToolStep", "Conversation", "read_conversation", "strip_line_numbers"
 
 _PROJECT_RE = re.compile(r"game project at (\S+?) \(the project directory\)")
 _BRIEF_RE = re.compile(r"<brief>\s*(.*?)\s*</brief>", re.S)
+_PACK_RE = re.compile(r"\bpack \(([A-Za-z0-9_.@-]+)\)")
+_GENRE_RE = re.compile(r"^genre template: ([a-z][a-z0-9_]*)", re.M)
 _NUMBERED = re.compile(r"^\s*\d+\t", re.M)
 
 
@@ -37,6 +39,9 @@ class Conversation:
     steps: list[ToolStep]
     last_user: str
     chars: int
+    #: the pack (``id@version``) and genre template the run request names (None: not named)
+    pack: str | None = None
+    genre: str | None = None
 
     def last(self, name: str) -> ToolStep | None:
         return next((s for s in reversed(self.steps) if s.name == name), None)
@@ -101,6 +106,9 @@ def read_conversation(messages: list[Msg]) -> Conversation:
     brief_match = briefs[-1] if briefs else None
     full_user = "\n".join(user_texts)
     project_match = _PROJECT_RE.search(system)
+    # the latest request that names them (a follow-up's request names the genre the project holds now)
+    pack_match = next((m for t in reversed(user_texts) if (m := _PACK_RE.search(t))), None)
+    genre_match = next((m for t in reversed(user_texts) if (m := _GENRE_RE.search(t))), None)
     return Conversation(
         system=system,
         brief=(brief_match.group(1) if brief_match else full_user).strip(),
@@ -108,4 +116,6 @@ def read_conversation(messages: list[Msg]) -> Conversation:
         steps=[steps[i] for i in order],
         last_user=user_texts[-1] if user_texts else "",
         chars=chars + len(system),
+        pack=pack_match.group(1) if pack_match else None,
+        genre=genre_match.group(1) if genre_match else None,
     )

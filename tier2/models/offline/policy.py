@@ -14,11 +14,13 @@ It plays the writer role with real tool calls, in this order:
    has no repair for, or when a repair did not help.
 
 Faults (model parameter ``faults``) make the first write deliberately wrong — ``syntax_error`` in
-``src/scenes/Play.js`` or ``missing_data_key`` (``economy.start_money``) — so the repair paths run for real.
+``src/scenes/Play.js`` or ``missing_data_key``
+(the first number of the last table with one: ``economy.start_money`` in the default genre) — so the repairs run.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -26,7 +28,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from tier2.models.offline.history import Conversation, strip_line_numbers
-from tier2.models.offline.theme import derive_game
+from tier2.packs import Genre, pack_by_ref
 
 __all__ = ["Action", "decide", "FAULTS", "MAX_REPAIRS"]
 
@@ -69,19 +71,49 @@ def _targets(conv: Conversation) -> list[str]:
     return sorted(found)
 
 
-def _tables(conv: Conversation) -> dict[str, dict[str, Any]]:
-    return derive_game(conv.brief)
+def genre_of_names(pack_ref: str | None, genre: str | None) -> Genre | None:
+    """The pack genre named (its builder makes the tables): the pack's default when the genre is not one of its
+    own; None when no pack is loaded by that ref."""
+    pack = pack_by_ref(pack_ref) if pack_ref else None
+    if pack is None:
+        return None
+    return pack.genres.get(genre or "") or pack.default_genre
+
+
+def genre_of(conv: Conversation) -> Genre | None:
+    return genre_of_names(conv.pack, conv.genre)
+
+
+@functools.lru_cache(maxsize=64)
+def _built(pack: str | None, genre: str | None, brief: str) -> dict[str, Any]:
+    found = genre_of_names(pack, genre)
+    return found.build_tables(brief) if found is not None else {}
+
+
+def _tables(conv: Conversation) -> dict[str, Any]:
+    """The genre builder's tables for the brief (deterministic; cached — callers copy before changing)."""
+    return _built(conv.pack, conv.genre, conv.brief)
 
 
 def _render_table(conv: Conversation, name: str, faulty: bool) -> str:
     table = dict(_tables(conv)[name])
-    if faulty:
-        table.pop("start_money", None)
+    if faulty:  # the first numeric key goes missing
+        table.pop(next((k for k, v in table.items() if isinstance(v, (int, float))), ""), None)
     return json.dumps(table, indent=2, ensure_ascii=False) + "\n"
 
 
+def _fault_table(conv: Conversation) -> str:
+    """The table the ``missing_data_key`` fault breaks: the last one with a top-level number."""
+    return next((n for n, t in reversed(list(_tables(conv).items()))
+                 if isinstance(t, dict) and any(isinstance(v, (int, float)) for v in t.values())), "")
+
+
+def _title(conv: Conversation) -> str:
+    return str(_tables(conv).get("theme.json", {}).get("title") or "the game")
+
+
 def _render_source(conv: Conversation, rel: str, original: str, faulty: bool) -> str:
-    title = _tables(conv)["theme.json"].get("title", "tier2 game")
+    title = _title(conv)
     header = f"// {title}: {PurePosixPath(rel).name} (tier2 offline writer, from the {conv.brief[:60]!r} brief)\n"
     body = original[original.index("\n") + 1:] if original.startswith("// ") and "tier2 offline writer" in original \
         else original
@@ -103,7 +135,7 @@ def _write_all(conv: Conversation, targets: list[str], faults: set[str]) -> Acti
             name = PurePosixPath(rel).name
             if name not in _tables(conv):
                 continue
-            content = _render_table(conv, name, faulty="missing_data_key" in faults and name == "economy.json")
+            content = _render_table(conv, name, faulty="missing_data_key" in faults and name == _fault_table(conv))
         else:
             content = _render_source(conv, rel, reads.get(path, ""), faulty="syntax_error" in faults
                                      and rel == _SYNTAX_TARGET)
@@ -165,6 +197,8 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     """The next action for this conversation (pure: same conversation → same action)."""
     if not conv.project:
         return _stop("no project directory in the system prompt")
+    if genre_of(conv) is None:
+        return _stop(f"the run request names no capability pack this process has loaded ({conv.pack or 'none'})")
     if conv.last("Glob") is None:
         return Action("tools", [("Glob", {"pattern": "src/**/*.js", "path": conv.project}),
                                 ("Glob", {"pattern": "data/*.json", "path": conv.project})])
@@ -196,7 +230,7 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     run = conv.steps[run_i]
     if not run.ok:
         return _after_run_failure(conv, run.result or "")
-    title = _tables(conv)["theme.json"].get("title", "the game")
+    title = _title(conv)
     return Action("final", text=f"DONE: {title} builds and passes every L1 gate.\n{run.result or ''}")
 
 

@@ -11,14 +11,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tier2.packs import Pack
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.l2.genre import genre_gate
 from tier2.validators.trace import PlayTrace
 
 __all__ = ["completion_map", "conformance_gates", "requirement_gate_id"]
 
-#: counters the contract's planned win play drives up through real key presses (buy, craft, deliver)
-_WIN_PLAY_COUNTERS = {"ordersDone": "delivers orders", "crafted": "crafts", "bought": "buys"}
 
 
 def requirement_gate_id(req_id: str) -> str:
@@ -82,7 +81,8 @@ def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any]
         return bool(where), (f"scene {scene} declared in {where[0]} (not reached by the scripted play)" if where
                              else f"no scene {scene}: not shown in play, not declared in src/"), {"files": where}
     if kind == "key_action":
-        probes = [p for p in trace.inputs if p.key == pred["key"] or p.label == pred["action"]]
+        probes = [p for p in trace.inputs if p.key == pred["key"] or p.label == pred["action"]
+                  or p.label.startswith(pred["action"] + "_")]
         if not probes:
             return False, (f"the scripted play never pressed {pred['key']} ({pred['action']}): not observed"), {}
         for p in probes:
@@ -101,9 +101,11 @@ def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any]
         if len(values) >= 2 and max(values) > values[0]:
             return True, f"{counter} went {values[0]} → {max(values)} in play", {"values": values[:10]}
         latch = trace.latch or {}
-        if counter in _WIN_PLAY_COUNTERS and values and latch.get("win") == "won":
-            return True, (f"the planned win play (which {_WIN_PLAY_COUNTERS[counter]} through real key presses) "
-                          f"reached won in {latch.get('win_actions')} actions"), {"latch_win": "won"}
+        w0, w1 = (latch.get("win_start") or {}).get(counter), (latch.get("win_end") or {}).get(counter)
+        if isinstance(w0, (int, float)) and isinstance(w1, (int, float)) and w1 > w0:
+            return True, (f"{counter} went {w0:g} → {w1:g} in the genre probe's win play "
+                          f"({latch.get('win_actions')} actions through real key presses, ended "
+                          f"{latch.get('win') or 'running'})"), {"win_play": [w0, w1]}
         return False, (f"the game state has no counter {counter}" if not values
                        else f"{counter} never went up in play ({values[0]})"), {}
     if kind == "state_value":
@@ -119,9 +121,9 @@ def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any]
 
 
 def conformance_gates(spec: dict[str, Any], brief: str, trace: PlayTrace | None, tables: dict[str, Any] | None,
-                      project: Path | None, earlier: list[ValidationResult]) -> list[ValidationResult]:
+                      project: Path | None, earlier: list[ValidationResult], pack: Pack) -> list[ValidationResult]:
     """The genre gate, then one gate per requirement (a ``gate_passes`` requirement sees every other gate)."""
-    genre = genre_gate(spec, brief, trace)
+    genre = genre_gate(spec, brief, trace, pack)
     gates = {g.id: g for g in earlier} | {genre.id: genre}
     sources = _sources(project)
     out = [genre]

@@ -1,8 +1,9 @@
 """``l2.genre``: the brief's words, the spec's genre and what the game observably does must agree.
 
-Three witnesses, all deterministic: `tier2.design.classify_brief` on the brief, the spec's declared genre, and
-the play: a shop's money changes when it buys; a shooter spawns projectiles on its fire input; a platformer's
-player moves vertically on jump. A model may add a soft note elsewhere (L3); it never decides this gate.
+Three witnesses, all deterministic: `tier2.design.classify_brief` on the brief (the pack's vocabulary), the spec's
+declared genre, and the play: each pack genre names what its play must show (``observe`` in its genre.yaml, e.g.
+pressing fire adds projectiles); the genre whose witnesses the probed inputs showed is the observed one. A model
+may add a soft note elsewhere (L3); it never decides this gate.
 """
 
 from __future__ import annotations
@@ -10,17 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from tier2.design import classify_brief
+from tier2.packs import Genre, Pack
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.trace import PlayTrace
 
-__all__ = ["genre_gate", "observed_genre"]
-
-_PROJECTILES = ("projectiles", "bullets", "shots", "lasers")
-_VERTICAL = ("player_y", "y", "vy")
+__all__ = ["genre_gate", "observed_genre", "state_number"]
 
 
-def _num(state: dict[str, Any] | None, key: str) -> float | None:
-    v = (state or {}).get(key)
+def state_number(state: dict[str, Any] | None, key: str) -> float | None:
+    """A number in a state snapshot (a dotted path; a list counts its length)."""
+    v: Any = state or {}
+    for part in key.split("."):
+        v = v.get(part) if isinstance(v, dict) else None
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return float(v)
     if isinstance(v, list):
@@ -28,45 +30,48 @@ def _num(state: dict[str, Any] | None, key: str) -> float | None:
     return None
 
 
-def observed_genre(trace: PlayTrace) -> tuple[str | None, list[str]]:
-    """The genre the play showed (None: none recognised) and what was seen."""
+def _shows(genre: Genre, trace: PlayTrace) -> list[str]:
+    """What the probed inputs showed of ``genre``'s witnesses (empty: none of them)."""
     seen: list[str] = []
-    genre: str | None = None
-    for probe in trace.inputs:
-        before, after = probe.before or {}, probe.after or {}
-        m0, m1 = _num(before, "money"), _num(after, "money")
-        if m0 is not None and m1 is not None and m1 != m0 and probe.label == "buy":
-            seen.append(f"money {m0:g} → {m1:g} on the buy input ({probe.key})")
-            genre = genre or "shop"
-        for key in _PROJECTILES:
-            p0, p1 = _num(before, key), _num(after, key)
-            if p0 is not None and p1 is not None and p1 > p0:
-                seen.append(f"{key} {p0:g} → {p1:g} on {probe.key}")
-                genre = genre or "shooter"
-        for key in _VERTICAL:
-            y0, y1 = _num(before, key), _num(after, key)
-            if y0 is not None and y1 is not None and y1 != y0 and probe.label in ("jump", "start"):
-                seen.append(f"{key} {y0:g} → {y1:g} on {probe.key}")
-                genre = genre or "platformer"
-    latch = trace.latch or {}
-    if latch.get("win") == "won" and genre == "shop":
-        seen.append(f"a planned buy/craft/deliver play reached won in {latch.get('win_actions')} actions")
-    return genre, seen
+    for rule in genre.spec.observe:
+        for probe in trace.inputs:
+            if probe.label != rule.action and not probe.label.startswith(rule.action + "_"):
+                continue
+            v0, v1 = state_number(probe.before, rule.field), state_number(probe.after, rule.field)
+            if v0 is None or v1 is None:
+                continue
+            if (rule.change == "increase" and v1 > v0) or (rule.change == "decrease" and v1 < v0) or (
+                    rule.change == "change" and v1 != v0):
+                seen.append(f"{rule.says}: {rule.field} {v0:g} → {v1:g} on {probe.label} ({probe.key})")
+                break
+    return seen if len(seen) == len(genre.spec.observe) else []
 
 
-def genre_gate(spec: dict[str, Any], brief: str, trace: PlayTrace | None) -> ValidationResult:
+def observed_genre(trace: PlayTrace, pack: Pack, declared: str = "") -> tuple[str | None, list[str]]:
+    """The genre the play showed (None: none recognised) and what was seen; the declared genre is tried first."""
+    order = sorted(pack.genres, key=lambda g: g != declared)
+    for gid in order:
+        seen = _shows(pack.genres[gid], trace)
+        if seen:
+            return gid, seen
+    return None, []
+
+
+def genre_gate(spec: dict[str, Any], brief: str, trace: PlayTrace | None, pack: Pack) -> ValidationResult:
     declared = str(spec.get("genre") or "")
-    guess = classify_brief(brief)
-    observed, seen = observed_genre(trace) if trace is not None else (None, [])
+    guess = classify_brief(brief, pack.genre_vocab())
+    observed, seen = observed_genre(trace, pack, declared) if trace is not None else (None, [])
     evidence = {"brief_genre": guess.genre, "brief_words": guess.words.get(guess.genre or "", []),
                 "spec_genre": declared, "observed_genre": observed, "observed": seen}
     problems: list[str] = []
     if guess.genre is not None and guess.genre != declared:
         problems.append(f"the brief asks for a {guess.explain()}, the design declares a {declared}")
+    if declared not in pack.genres:
+        problems.append(f"pack {pack.ref} has no {declared or '(none)'} template (it builds: {', '.join(pack.genres)})")
     if trace is None:
         problems.append("the game was not played (no build), so its genre could not be observed")
     elif observed != declared:
-        what = f"a {observed} ({'; '.join(seen)})" if observed else "no behaviour of any known genre"
+        what = f"a {observed} ({'; '.join(seen)})" if observed else "no behaviour of any genre the pack knows"
         problems.append(f"the design declares a {declared}; the game observably is {what}")
     if problems:
         return ValidationResult(id="l2.genre", layer="L2", passed=False,

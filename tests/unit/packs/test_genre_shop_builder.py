@@ -1,4 +1,4 @@
-"""Offline theme model: determinism, variety, domain words, economy invariants and `validate_tables`."""
+"""The shop genre's offline builder: determinism, variety, domain words, economy invariants and `validate_tables`."""
 
 from __future__ import annotations
 
@@ -15,16 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tier2.models.offline.theme import (
-    ORDER_PACE_MS,
-    TABLE_NAMES,
-    derive_game,
-    load_lexicon,
-    order_cost,
-    validate_tables,
-)
+from tier2.packs import load_pack
 
 ROOT = Path(__file__).resolve().parents[3]
+_SHOP = load_pack(ROOT / "capability_packs", "phaser").genre("shop").module("builder")
+assert _SHOP is not None
+ORDER_PACE_MS, TABLE_NAMES = _SHOP.ORDER_PACE_MS, _SHOP.TABLE_NAMES
+derive_game, load_lexicon, order_cost, validate_tables = (_SHOP.derive_game, _SHOP.load_lexicon, _SHOP.order_cost,
+                                                          _SHOP.validate_tables)
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 BAKERY = "a cozy bakery tycoon: bake bread and cakes, fill customer orders, don't go broke"
 HEX = re.compile(r"^#[0-9a-f]{6}$")
@@ -132,8 +130,9 @@ def test_deterministic_in_process_and_across_hash_seeds():
     assert json.dumps(derive_game(POTION), ensure_ascii=False) == first
     assert json.dumps(derive_game("  A Potion shop TYCOON where I brew potions from herbs and sell them to "
                                   "adventurers "), ensure_ascii=False) == first  # normalised brief
-    code = ("import json,sys; from tier2.models.offline.theme import derive_game; "
-            f"sys.stdout.write(json.dumps(derive_game({POTION!r}), ensure_ascii=True))")
+    code = ("import json,sys; from pathlib import Path; from tier2.packs import load_pack; "
+            "g = load_pack(Path('capability_packs'), 'phaser').genre('shop'); "
+            f"sys.stdout.write(json.dumps(g.build_tables({POTION!r}), ensure_ascii=True))")
     outs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert outs == {json.dumps(json.loads(first), ensure_ascii=True)}
@@ -327,7 +326,7 @@ def test_validate_never_crashes_on_garbage():
 
 
 def test_template_tables_pass():
-    data = ROOT / "capability_packs" / "phaser" / "template" / "data"
+    data = ROOT / "capability_packs" / "phaser" / "genres" / "shop" / "template" / "data"
     assert data.is_dir(), f"phaser template data missing from the repository: {data}"
     tables = {name: json.loads((data / name).read_text(encoding="utf-8")) for name in TABLE_NAMES}
     assert validate_tables(tables) == []
