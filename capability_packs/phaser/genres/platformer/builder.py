@@ -19,8 +19,17 @@ from typing import Any
 
 import yaml
 
-from tier2.packs.offline import brief_words, content_nouns, difficulty, hash_hue, hsl, normalise_brief, palette_for
-from tier2.packs.offline import seeded, subtitle_from
+from tier2.packs.offline import (
+    brief_words,
+    content_nouns,
+    difficulty,
+    hash_hue,
+    hsl,
+    normalise_brief,
+    palette_for,
+    seeded,
+    subtitle_from,
+)
 
 
 def _sibling(name: str) -> Any:
@@ -64,7 +73,7 @@ def _setting(words: set[str], lex: dict[str, Any]) -> str:
     return best if score[best] else "generic"
 
 
-def _physics(rng: random.Random, diff: str) -> dict[str, Any]:
+def _physics(rng: random.Random, diff: str, words: set[str]) -> dict[str, Any]:
     d = _DIFF[diff]
     gravity = 10 * rng.randint(170, 215)
     rise = rng.randint(112, 140)  # px of the highest jump
@@ -73,7 +82,8 @@ def _physics(rng: random.Random, diff: str) -> dict[str, Any]:
         "jump_velocity": 10 * math.ceil(math.sqrt(2 * gravity * rise) / 10),
         "run_speed": 5 * rng.randint(42, 50) + (10 if diff == "hard" else 0),
         "max_fall_speed": 10 * rng.randint(85, 100), "coyote_ms": d["coyote"], "jump_buffer_ms": d["buffer"],
-        "respawn_ms": 50 * rng.randint(12, 18), "player": {"w": 2 * rng.randint(11, 14), "h": 2 * rng.randint(16, 20)},
+        "respawn_ms": 50 * rng.randint(12, 18), "air_jumps": 1 if words & {"double", "doublejump"} else 0,
+        "player": {"w": 2 * rng.randint(11, 14), "h": 2 * rng.randint(16, 20)},
     }
 
 
@@ -84,7 +94,7 @@ class _Layout:
         self.rng, self.d, self.phys = rng, _DIFF[diff], phys
         ph = routes.sim.phys_from(phys)
         self.up, self.across = routes._reach(ph)
-        self.across_at = lambda rise: routes._max_across(ph, rise)
+        self.routes, self.ph = routes, ph
         self.w, self.h = phys["player"]["w"], phys["player"]["h"]
         self.platforms: list[dict[str, int]] = []
         self.hazards: list[dict[str, int]] = []
@@ -95,13 +105,13 @@ class _Layout:
     def ground(self, length: int, top: int, coins: bool = True) -> None:
         self.platforms.append({"x": self.x, "y": top, "w": length, "h": HEIGHT - top})
         if coins:
-            self.coin_row(self.x + 40, self.x + length - 40, top - self.h // 2)
+            self.coin_row(self.x + 40, self.x + length - 40, top - self.h // 2, sure=not self.coins)
         self.x += length
         self.top = top
 
-    def coin_row(self, x0: int, x1: int, y: int) -> None:
+    def coin_row(self, x0: int, x1: int, y: int, sure: bool = False) -> None:
         n = min(3, max(0, (x1 - x0) // 60))
-        if n and self.rng.random() < 0.7:
+        if n and (self.rng.random() < 0.7 or sure):
             mid = (x0 + x1) // 2
             self.coins += [(mid + (i - (n - 1) / 2) * 34, y) for i in range(n)]
 
@@ -111,7 +121,8 @@ class _Layout:
 
     def gap_for(self, rise: int) -> int:
         lo, hi = self.d["gap"]
-        return max(40, int(self.across_at(rise) * self.rng.uniform(lo, hi)) // 8 * 8)
+        across = float(self.routes._max_across(self.ph, rise))
+        return max(40, int(across * self.rng.uniform(lo, hi)) // 8 * 8)
 
     def arc_coin(self, x0: int, gap: int, top: int) -> None:
         if self.rng.random() < 0.8:
@@ -225,7 +236,7 @@ def build_tables(brief: str) -> dict[str, Any]:
     words = brief_words(brief)
     key = _setting(words, lex)
     diff = difficulty(brief)
-    phys = _physics(rng, diff)
+    phys = _physics(rng, diff, words | {w.replace("-", "") for w in normalise_brief(brief).split()})
     theme = _theme(brief, rng, lex, key, words)
     levels = _levels(rng, diff, phys, _names(lex, lex["settings"][key], rng, 3))
     return {"theme.json": theme, "levels.json": levels, "physics.json": phys}

@@ -43,16 +43,18 @@ def _world(state: dict[str, Any], tables: dict[str, Any]) -> tuple[Any, Any, Any
     """(routes, graph, physics, body) for the level the state is in; None when the state makes no sense."""
     routes = _sibling("routes")
     sim = routes.sim
-    p = state.get("player")
     levels, physics = tables.get("levels.json"), tables.get("physics.json")
     try:
+        p: dict[str, Any] = state["player"]
         index = int(state["level"]) - 1
+        if not 0 <= index < len(levels["levels"]):  # type: ignore[index]
+            return None
         g = routes.graph(levels, physics, index)
         ph = sim.phys_from(physics)
         body = sim.Body(float(p["x"]), float(p["y"]), float(p.get("vx", 0)), float(p.get("vy", 0)),
                         bool(p["on_ground"]), float(p.get("coyote_ms", 0)), float(p.get("buffer_ms", 0)),
-                        bool(p.get("jump_held", False)))
-    except (KeyError, TypeError, ValueError, IndexError):
+                        bool(p.get("jump_held", False)), int(p.get("air_jumps", 0)))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None
     return routes, g, ph, body
 

@@ -60,7 +60,7 @@ def _flight(ph: Any, d: int, delay: int, hold: int | None, drop: float) -> tuple
     """(dx, dy before the step, dy after it) per step of a jump from flat, open ground, relative to the take-off
     point (dy < 0: above it), until ``drop`` px below it."""
     origin = 1e6
-    b = sim.Body(origin, 0.0, 0.0, 0.0, True, ph.coyote_ms, 0.0, False)
+    b = sim.Body(origin, 0.0, 0.0, 0.0, True, ph.coyote_ms, 0.0, False, ph.air_jumps)
     out: list[tuple[float, float, float]] = []
     for left, right, jump in jump_inputs(d, delay, hold, 2000):
         y_before = b.y
@@ -71,20 +71,20 @@ def _flight(ph: Any, d: int, delay: int, hold: int | None, drop: float) -> tuple
     return tuple(out)
 
 
-def _takeoffs(s: Any, t: Any, lv: Any, ph: Any, flight: tuple[tuple[float, float, float], ...],
-              rects: tuple[Any, ...], hazards: tuple[Any, ...]) -> list[tuple[float, float]]:
-    """Take-off x on ``s`` from which ``flight`` lands on ``t`` touching nothing else (closed intervals)."""
-    y0, h, w = s.top - ph.h, ph.h, ph.w
-    land = None
+def _landing_steps(flight: tuple[tuple[float, float, float], ...], y0: float, h: float, top: float) -> list[int]:
+    """The step(s) at which a flight from feet height ``y0 + h`` comes down through ``top``: one step, or two when
+    the feet pass within float noise of ``top`` (the game may then land on either, so a plan must allow both)."""
     for i, (_dx, yb, ya) in enumerate(flight):
-        fb, fa = y0 + yb + h, y0 + ya + h
-        if ya > yb and fb <= t.top + _TOL and fa > t.top - _TOL:
-            if fb > t.top - _TOL or fa < t.top + _TOL:
-                return []  # a near-tie crossing: float noise could decide it, so do not rely on it
-            land = i
-            break
-    if land is None:
-        return []
+        fa = y0 + ya + h
+        if ya > yb and fa > top - _TOL and y0 + yb + h <= top + _TOL:
+            return [i, i + 1] if fa < top + _TOL and i + 1 < len(flight) else [i]
+    return []
+
+
+def _takeoffs_at(s: Any, t: Any, lv: Any, ph: Any, flight: tuple[tuple[float, float, float], ...], land: int,
+                 rects: tuple[Any, ...], hazards: tuple[Any, ...]) -> list[tuple[float, float]]:
+    """Take-off x on ``s`` from which ``flight`` lands on ``t`` at step ``land`` touching nothing else."""
+    y0, h, w = s.top - ph.h, ph.h, ph.w
     dx_land = flight[land][0]
     lo, hi = max(s.lo, t.lo + MARGIN - dx_land), min(s.hi, t.hi - MARGIN - dx_land)
     cuts: list[tuple[float, float]] = []
@@ -94,17 +94,29 @@ def _takeoffs(s: Any, t: Any, lv: Any, ph: Any, flight: tuple[tuple[float, float
         if top_a > lv.height:
             return []
         lo, hi = max(lo, -dx), min(hi, lv.width - w - dx)
-        for r in rects:
-            over_b = top_b < r.b and top_b + h > r.y
-            over_a = top_a < r.b and top_a + h > r.y and not (i == land and r.y == t.top)
+        for r in rects:  # float noise at a platform's face decides nothing: the witness replay checks the plan
+            over_b = top_b < r.b - _TOL and top_b + h > r.y + _TOL
+            over_a = top_a < r.b - _TOL and top_a + h > r.y + _TOL and not (i == land and abs(r.y - t.top) < _TOL)
             if over_b or over_a:
                 cuts.append((r.x - w - dx - pad, r.r - dx + pad))
-        for z in hazards:
-            if (top_a < z.b and top_a + h > z.y) or (top_b < z.b and top_b + h > z.y):
+        for z in hazards:  # ... while a hazard's is kept clear of
+            if (top_a < z.b + _TOL and top_a + h > z.y - _TOL) or (top_b < z.b + _TOL and top_b + h > z.y - _TOL):
                 cuts.append((z.x - w - dx - pad, z.r - dx + pad))
     if hi < lo:
         return []
-    return sim._subtract([(lo, hi)], cuts)
+    out: list[tuple[float, float]] = sim._subtract([(lo, hi)], cuts)
+    return out
+
+
+def _takeoffs(s: Any, t: Any, lv: Any, ph: Any, flight: tuple[tuple[float, float, float], ...],
+              rects: tuple[Any, ...], hazards: tuple[Any, ...]) -> list[tuple[float, float]]:
+    """Take-off x on ``s`` from which ``flight`` lands on ``t`` touching nothing else (closed intervals)."""
+    steps = _landing_steps(flight, s.top - ph.h, ph.h, t.top)
+    spans: list[tuple[float, float]] | None = None
+    for land in steps:
+        got = _takeoffs_at(s, t, lv, ph, flight, land, rects, hazards)
+        spans = got if spans is None else _intersect(spans, got)
+    return spans or []
 
 
 def _intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -188,7 +200,7 @@ def _witness(e: Edge, s: Any, t: Any, lv: Any, ph: Any) -> bool:
     """Replay the middle of the widest take-off interval through the full simulation, for every delay."""
     lo, hi = max(e.spans, key=lambda sp: sp[1] - sp[0])
     for delay in DELAYS:
-        body = sim.Body((lo + hi) / 2, s.top - ph.h, 0.0, 0.0, True, ph.coyote_ms, 0.0, False)
+        body = sim.Body((lo + hi) / 2, s.top - ph.h, 0.0, 0.0, True, ph.coyote_ms, 0.0, False, ph.air_jumps)
         end, _n, b = sim.simulate(body, jump_inputs(e.d, delay, e.hold, 600), lv, ph, 600)
         if end == "exit":
             continue

@@ -3,8 +3,9 @@ in the same order, so the same numbers), plus the level geometry the checks, the
 
 One physics step (``step``) moves the player's box: run speed from the held direction (full air control), a jump
 on a fresh press while on the ground (or within ``coyote_ms`` after leaving it, or ``jump_buffer_ms`` before
-landing), gravity capped at ``max_fall_speed``, then a swept move along x and one along y against the solid
-platforms. ``outcome`` says whether the box fell into a pit, touches a hazard or the exit.
+landing; or in the air, ``air_jumps`` times per flight), gravity capped at ``max_fall_speed``, then a swept move
+along x and one along y against the solid platforms. ``outcome`` says whether the box fell into a pit, touches a
+hazard or the exit.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Phys:
     h: float
     coyote_ms: float
     jump_buffer_ms: float
+    air_jumps: int = 0
 
     @property
     def dt(self) -> float:
@@ -83,9 +85,11 @@ class Body:
     coyote_ms: float = 0.0
     buffer_ms: float = 0.0
     jump_held: bool = False
+    air_jumps: int = 0
 
     def copy(self) -> Body:
-        return Body(self.x, self.y, self.vx, self.vy, self.on_ground, self.coyote_ms, self.buffer_ms, self.jump_held)
+        return Body(self.x, self.y, self.vx, self.vy, self.on_ground, self.coyote_ms, self.buffer_ms, self.jump_held,
+                    self.air_jumps)
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,7 @@ def phys_from(physics: dict[str, Any]) -> Phys:
     p = physics["player"]
     return Phys(float(physics["steps_per_second"]), float(physics["gravity"]), float(physics["run_speed"]),
                 float(physics["jump_velocity"]), float(physics["max_fall_speed"]), float(p["w"]), float(p["h"]),
-                float(physics["coyote_ms"]), float(physics["jump_buffer_ms"]))
+                float(physics["coyote_ms"]), float(physics["jump_buffer_ms"]), int(physics.get("air_jumps", 0)))
 
 
 def _rect(d: dict[str, Any]) -> Rect:
@@ -119,7 +123,7 @@ def level_from(levels: dict[str, Any], index: int) -> Level:
 
 
 def body_at_start(lv: Level, ph: Phys) -> Body:
-    return Body(lv.start_x, lv.start_y - ph.h, 0.0, 0.0, True, ph.coyote_ms, 0.0, False)
+    return Body(lv.start_x, lv.start_y - ph.h, 0.0, 0.0, True, ph.coyote_ms, 0.0, False, ph.air_jumps)
 
 
 def step(b: Body, left: bool, right: bool, jump: bool, solids: tuple[Rect, ...], width: float, ph: Phys) -> bool:
@@ -129,7 +133,8 @@ def step(b: Body, left: bool, right: bool, jump: bool, solids: tuple[Rect, ...],
     w, h = ph.w, ph.h
     d = (1 if right else 0) - (1 if left else 0)
     b.vx = d * ph.run_speed
-    if jump and not b.jump_held:
+    pressed = jump and not b.jump_held
+    if pressed:
         b.buffer_ms = ph.jump_buffer_ms
     b.jump_held = jump
     jumped = False
@@ -138,6 +143,12 @@ def step(b: Body, left: bool, right: bool, jump: bool, solids: tuple[Rect, ...],
         b.buffer_ms = 0
         b.coyote_ms = 0
         b.on_ground = False
+        b.air_jumps = ph.air_jumps
+        jumped = True
+    elif pressed and b.air_jumps > 0:
+        b.vy = -ph.jump_velocity
+        b.buffer_ms = 0
+        b.air_jumps -= 1
         jumped = True
     else:
         b.buffer_ms = max(0, b.buffer_ms - ms)
@@ -165,6 +176,7 @@ def step(b: Body, left: bool, right: bool, jump: bool, solids: tuple[Rect, ...],
     if landed:
         b.vy = 0
         b.on_ground = True
+        b.air_jumps = ph.air_jumps
     else:
         b.on_ground = False
         if bumped:

@@ -1,17 +1,17 @@
 // Pure platformer physics: one fixed step of the player's box. No Phaser, no DOM, no randomness.
 // Mirrored line by line in ../../sim.py (the checks and the validator's probe use the same numbers):
-// change one, change both (tests/state.test.mjs replays a recorded flight against sim.py's numbers).
+// change one, change both (tests/unit/packs/test_genre_platformer.py compares their flights number for number).
 
 // The player's box at a level's start: standing on the ground at (start.x, start.y).
 export function bodyAtStart(level, phys) {
   return {
     x: level.start.x, y: level.start.y - phys.player.h, vx: 0, vy: 0, on_ground: true,
-    coyote_ms: phys.coyote_ms, buffer_ms: 0, jump_held: false,
+    coyote_ms: phys.coyote_ms, buffer_ms: 0, jump_held: false, air_jumps: phys.air_jumps,
   };
 }
 
 // One step of 1 / steps_per_second s: run (full air control), jump on a fresh press while grounded (or within
-// coyote_ms of leaving the ground, or jump_buffer_ms before landing), gravity capped at max_fall_speed, then a
+// coyote_ms of leaving the ground, or jump_buffer_ms before landing) or in the air (air_jumps per flight), gravity capped at max_fall_speed, then a
 // swept move along x and one along y against the solid platforms. Returns true when the player jumped.
 export function stepBody(b, input, solids, width, phys) {
   const dt = 1 / phys.steps_per_second;
@@ -19,7 +19,8 @@ export function stepBody(b, input, solids, width, phys) {
   const { w, h } = phys.player;
   const d = (input.right ? 1 : 0) - (input.left ? 1 : 0);
   b.vx = d * phys.run_speed;
-  if (input.jump && !b.jump_held) b.buffer_ms = phys.jump_buffer_ms;
+  const pressed = !!input.jump && !b.jump_held;
+  if (pressed) b.buffer_ms = phys.jump_buffer_ms;
   b.jump_held = !!input.jump;
   let jumped = false;
   if (b.buffer_ms > 0 && (b.on_ground || b.coyote_ms > 0)) {
@@ -27,6 +28,12 @@ export function stepBody(b, input, solids, width, phys) {
     b.buffer_ms = 0;
     b.coyote_ms = 0;
     b.on_ground = false;
+    b.air_jumps = phys.air_jumps;
+    jumped = true;
+  } else if (pressed && b.air_jumps > 0) {
+    b.vy = -phys.jump_velocity;
+    b.buffer_ms = 0;
+    b.air_jumps -= 1;
     jumped = true;
   } else {
     b.buffer_ms = Math.max(0, b.buffer_ms - ms);
@@ -58,6 +65,7 @@ export function stepBody(b, input, solids, width, phys) {
   if (landed) {
     b.vy = 0;
     b.on_ground = true;
+    b.air_jumps = phys.air_jumps;
   } else {
     b.on_ground = false;
     if (bumped) b.vy = 0;

@@ -152,7 +152,7 @@ export function snapshot(st, tables) {
     respawn_ms: st.respawn_ms,
     player: {
       x: b.x, y: b.y, vx: b.vx, vy: b.vy, on_ground: b.on_ground, w, h, facing: st.facing,
-      coyote_ms: b.coyote_ms, buffer_ms: b.buffer_ms, jump_held: b.jump_held,
+      coyote_ms: b.coyote_ms, buffer_ms: b.buffer_ms, jump_held: b.jump_held, air_jumps: b.air_jumps,
     },
     player_y: b.y,
     exit: { x: lv.exit.x, y: lv.exit.y, w: lv.exit.w, h: lv.exit.h },

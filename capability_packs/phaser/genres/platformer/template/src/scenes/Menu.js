@@ -7,7 +7,7 @@ import { FONT, controlsHint, startHint, hexToInt, fitText } from '../ui.js';
 const LAYOUT = {
   cx: 400, card: { w: 680, h: 470, y: 300 }, band: 150, titleY: 120, subtitleY: 188,
   stage: { y: 330, w: 360, h: 16, coinY: 270, coinGap: 44 }, infoY: 392, hintY: 440, controlsY: 486,
-  bob: 10, bobMs: 650, blinkMs: 650, hopMs: 420, hop: 34,
+  bob: 10, bobMs: 650, blinkMs: 650, pulse: 1.06, hopMs: 420, hop: 34,
 };
 
 export default class Menu extends Phaser.Scene {
@@ -52,8 +52,8 @@ export default class Menu extends Phaser.Scene {
     const hint = this.add.text(L.cx, L.hintY, startHint('start'), {
       fontFamily: FONT, fontSize: '22px', color: pal.good, fontStyle: 'bold',
     }).setOrigin(0.5);
-    fitText(hint, L.card.w - 48);
-    this.tweens.add({ targets: hint, alpha: 0.45, duration: L.blinkMs, yoyo: true, repeat: -1 });
+    fitText(hint, (L.card.w - 48) / L.pulse);
+    this.tweens.add({ targets: hint, scale: L.pulse, duration: L.blinkMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
     fitText(this.add.text(L.cx, L.controlsY, controlsHint(), {
       fontFamily: FONT, fontSize: '15px', color: pal.text,
     }).setOrigin(0.5), L.card.w - 32);

@@ -172,7 +172,8 @@ export default class Play extends Phaser.Scene {
     const L = LAYOUT.hud;
     const n = this.tables.levels.levels.length;
     this.setHud('level', `${st.level_index + 1}/${n} ${levelOf(st, this.tables).name}`, L.level.w, this.pal.accent);
-    this.setHud('coins', `${this.theme.coin_name}: ${st.coins}/${coinsTotal(this.tables)}`, L.coins.w);
+    const coinName = this.theme.coin_name.charAt(0).toUpperCase() + this.theme.coin_name.slice(1);
+    this.setHud('coins', `${coinName} ${st.coins}/${coinsTotal(this.tables)}`, L.coins.w);
     this.setHud('lives', `Lives ${st.lives}`, L.lives.w);
     this.setHud('score', `Score ${st.score}`, L.score.w);
     this.setHud('time', `Time ${seconds(st.time_left_ms)}`, L.time.w,
