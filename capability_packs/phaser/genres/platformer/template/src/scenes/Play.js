@@ -11,8 +11,9 @@ const LAYOUT = {
   fs: { hud: 16, hint: 13, banner: 26 },
   hud: { level: { x: 12, w: 250 }, coins: { x: 280, w: 170 }, lives: { x: 462, w: 84 }, score: { x: 556, w: 130 },
     time: { x: 788, w: 90 } },
-  banner: { y: 190, w: 520, h: 60, holdMs: 1300, fadeMs: 450 },
-  hill: { every: 300, scroll: 0.35, depth: -5 }, camLerp: 0.15, depth: { coin: 2, exit: 1, player: 5, hud: 20 },
+  banner: { y: 190, w: 520, h: 60, holdMs: 1600 },
+  hill: { every: 300, scroll: 0.35, depth: -5 }, cloud: { every: 380, scroll: 0.15, y: 80, dy: 110, depth: -6 },
+  camLerp: 0.15, depth: { coin: 2, exit: 1, player: 5, hud: 20 },
   coinSpinMs: 520, coinSpin: 0.25, sparks: 6, sparkMs: 380, sparkFly: 30, blinkMs: 110, squashMs: 80, squash: 0.82,
   warnMs: 10000,
 };
@@ -74,9 +75,11 @@ export default class Play extends Phaser.Scene {
       this.hud[k] = t.setOrigin(k === 'time' ? 1 : 0, 0.5);
     }
     fitText(fix(this.txt(L.w / 2, L.hintY, controlsHint(), L.fs.hint, this.pal.text).setOrigin(0.5)), L.w - 20);
-    this.banner = fix(this.add.rectangle(L.w / 2, L.banner.y, L.banner.w, L.banner.h, hexToInt(this.pal.panel), 0.95)
-      .setStrokeStyle(3, hexToInt(this.pal.accent))).setAlpha(0);
-    this.bannerText = fix(this.txt(L.w / 2, L.banner.y, '', L.fs.banner, this.pal.accent, true).setOrigin(0.5)).setAlpha(0);
+    this.banner = fix(this.add.rectangle(L.w / 2, L.banner.y, L.banner.w, L.banner.h, hexToInt(this.pal.panel), 1)
+      .setStrokeStyle(3, hexToInt(this.pal.accent))).setVisible(false);
+    this.bannerText = fix(this.txt(L.w / 2, L.banner.y, '', L.fs.banner, this.pal.accent, true).setOrigin(0.5))
+      .setVisible(false);
+    this.bannerTimer = null;
   }
 
   buildLevel() {
@@ -87,6 +90,11 @@ export default class Play extends Phaser.Scene {
       this.levelObjects.push(o);
       return o;
     };
+    const cloudsW = lv.width * L.cloud.scroll + L.w;
+    for (let i = 0, x = 0; x < cloudsW; i++, x += L.cloud.every) {
+      const y = L.cloud.y + ((i * 53) % L.cloud.dy); // a fixed, irregular-looking pattern (no randomness)
+      keep(this.add.image(x + ((i * 137) % 120), y, 'cloud').setScrollFactor(L.cloud.scroll, 1).setDepth(L.cloud.depth));
+    }
     const hillsW = lv.width * L.hill.scroll + L.w;
     for (let x = 0; x < hillsW; x += L.hill.every) {
       keep(this.add.image(x, lv.height, 'hill').setOrigin(0.5, 1).setScrollFactor(L.hill.scroll, 1).setDepth(L.hill.depth));
@@ -118,11 +126,12 @@ export default class Play extends Phaser.Scene {
     const L = LAYOUT;
     this.bannerText.setText(text);
     fitText(this.bannerText.setFontSize(L.fs.banner), L.banner.w - 24);
-    for (const o of [this.banner, this.bannerText]) {
-      this.tweens.killTweensOf(o);
-      o.setAlpha(1);
-      this.tweens.add({ targets: o, alpha: 0, delay: L.banner.holdMs, duration: L.banner.fadeMs });
-    }
+    // shown whole, then hidden whole: a half-faded text would be hard to read
+    for (const o of [this.banner, this.bannerText]) o.setVisible(true);
+    if (this.bannerTimer) this.bannerTimer.remove();
+    this.bannerTimer = this.time.delayedCall(L.banner.holdMs, () => {
+      for (const o of [this.banner, this.bannerText]) o.setVisible(false);
+    });
   }
 
   syncPlayer() {

@@ -3,7 +3,8 @@
 import Phaser from 'phaser';
 import { hexToInt } from '../ui.js';
 
-const LAYOUT = { tile: 32, grass: 8, spike: 16, flag: { w: 32, h: 64 }, hill: { w: 320, h: 150 }, spark: 6 };
+const LAYOUT = { tile: 32, grass: 8, spike: 16, flag: { w: 32, h: 64 }, hill: { w: 320, h: 150 }, cloud: { w: 120, h: 44 },
+  spark: 6 };
 
 export default class Preload extends Phaser.Scene {
   constructor() {
@@ -57,6 +58,10 @@ export default class Preload extends Phaser.Scene {
     });
     make('hill', LAYOUT.hill.w, LAYOUT.hill.h, (w, h) => {
       g.fillStyle(col('far'), 1).fillEllipse(w / 2, h, w, 2 * h);
+    });
+    make('cloud', LAYOUT.cloud.w, LAYOUT.cloud.h, (w, h) => {
+      g.fillStyle(light('far', 6), 1).fillEllipse(w * 0.3, h * 0.62, w * 0.5, h * 0.7)
+        .fillEllipse(w * 0.55, h * 0.45, w * 0.5, h * 0.9).fillEllipse(w * 0.75, h * 0.65, w * 0.45, h * 0.6);
     });
     make('spark', LAYOUT.spark, LAYOUT.spark, (w) => {
       g.fillStyle(light('coin', 20), 1).fillRect(0, 0, w, w);
