@@ -227,6 +227,13 @@ def cmd_packs(args: argparse.Namespace) -> int:
                   f"genres: {', '.join(pack.genres)}  (default {pack.manifest.default_genre})")
         return 0
     pack = load_pack(settings.packs_dir, args.pack, settings.skills_dir)
+    if args.packs_command == "docs":
+        from tier2.packs.docs import sync_skill
+
+        stale = sync_skill(pack, check=args.check)
+        state = ("is stale" if args.check else "updated") if stale else "up to date"
+        print(f"{pack.ref}: data-tables skill {state}")
+        return 1 if stale and args.check else 0
     if args.packs_command == "show":
         info = {"pack": pack.ref, "root": str(pack.root), "engine": pack.manifest.engine.model_dump(),
                 "contract": pack.manifest.contract, "default_genre": pack.manifest.default_genre,
@@ -352,6 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
     kw.add_argument("pack")
     kw.add_argument("--json", action="store_true")
     kw.set_defaults(fn=cmd_packs)
+    kd = ks.add_parser("docs", help="regenerate the pack's docs made from its schemas (the data-tables skill)")
+    kd.add_argument("pack")
+    kd.add_argument("--check", action="store_true", help="only say whether they are stale (exit 1 if so)")
+    kd.set_defaults(fn=cmd_packs)
     kc = ks.add_parser("check", help="validate a pack: manifests, schemas, skills, builders, templates played")
     kc.add_argument("pack")
     kc.add_argument("--genre", action="append", help="check only this genre (repeatable)")

@@ -63,7 +63,7 @@ def write_delivery(
         "usage": usage,
         "timings_ms": timings,
         "created_at": time.time(),
-        **(extra or {}),  # the design phase: design, completion (N of M requirements verified), plan
+        **(extra or {}),  # template (the pack genre); the design phase: design, completion (N of M verified), plan
     }
     path = project / DELIVERY_FILE
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False))

@@ -170,6 +170,7 @@ class RunSession:
         previous = await self.rt.store.get_run(run_id) or {}
         attempt = req.fence.token if req.fence else 1
         await self.update(**fields, attempt=attempt, started=True)
+        self.trace.annotate(**{A.PACK: pack.ref, A.TEMPLATE: pack.genre_of(project).id})
         self.trace.annotate(**{A.AGENT: "writer", A.ROUTE: self.route_name, A.REQUEST_MODEL: route.model,
                                A.BRIEF_CHARS: len(self.brief), "tier2.run.attempt": attempt})
         if not previous.get("started"):
@@ -296,7 +297,8 @@ class RunSession:
         path, record = write_delivery(
             project=opened.project, run_id=self.run_id, project_id=opened.project_id, status=status,
             stop_reason=verdict.reason, brief=self.brief, pack=self.rt.pack.ref, model=opened.model_info,
-            report=report, report_path=verdict.report_path, usage=usage, timings=timings, extra=design)
+            report=report, report_path=verdict.report_path, usage=usage, timings=timings,
+            extra={"template": self.rt.pack.genre_of(opened.project).id, **(design or {})})
         summary = DeliverySummary(verified=bool(report and report.passed),
                                   failed_gates=[g.id for g in report.failures] if report else [],
                                   screenshot=record.get("screenshot"), preview=(record.get("preview") or {}).get("url"),

@@ -54,8 +54,9 @@ class OfflineChatModel(ChatModelBase):
         **kwargs: Any,
     ) -> ChatResponse | AsyncGenerator[ChatResponse, None]:
         mode = getattr(tool_choice, "mode", None)
-        if self.parameters.delay_s:
-            await asyncio.sleep(self.parameters.delay_s)
+        delay = float(getattr(self.parameters, "delay_s", 0.0))
+        if delay:
+            await asyncio.sleep(delay)
         conv = read_conversation(messages)
         if mode == "generate_structured_output":
             summary = {k: f"offline policy; brief: {conv.brief[:200]}" for k in (
