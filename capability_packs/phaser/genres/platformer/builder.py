@@ -9,6 +9,7 @@ kept only when `checks.check_tables` passes on it, so the tables are solvable by
 
 from __future__ import annotations
 
+import colorsys
 import importlib.util
 import math
 import random
@@ -50,6 +51,7 @@ __all__ = ["TABLE_NAMES", "build_tables", "load_lexicon"]
 TABLE_NAMES = ("theme.json", "levels.json", "physics.json")
 HEIGHT = 600
 FLAG = (32, 64)
+READABLE = 4.6  # WCAG contrast of every text colour on the panel and the background (4.5 is AA)
 # per difficulty: levels, width range, lives, fraction of the jump used by gaps and rises, obstacle mix
 _DIFF: dict[str, dict[str, Any]] = {
     "easy": {"levels": (1, 2), "width": (1500, 1900), "lives": 5, "gap": (0.3, 0.5), "rise": 0.45,
@@ -207,6 +209,31 @@ def _names(lex: dict[str, Any], setting: dict[str, Any], rng: random.Random, n: 
     return [f"{places[i % len(places)]} {parts[i % len(parts)]}" for i in range(n)]
 
 
+def _luminance(hex_colour: str) -> float:
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two #rrggbb colours."""
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _readable(colour: str, behind: list[str]) -> str:
+    """``colour`` lightened (hue and saturation kept) until it reads at 4.6:1 on every colour of ``behind``."""
+    r, g, b = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    h, light, s = colorsys.rgb_to_hls(r, g, b)
+    out = colour
+    while min(contrast(out, c) for c in behind) < READABLE and light < 0.97:
+        light = min(0.97, light + 0.02)
+        out = hsl(h * 360, s, light)
+    return out
+
+
 def _theme(brief: str, rng: random.Random, lex: dict[str, Any], key: str, words: set[str]) -> dict[str, Any]:
     s = lex["settings"][key]
     hue = (s["hue"] if s["hue"] is not None else hash_hue(normalise_brief(brief))) + rng.randint(-15, 15)
@@ -217,6 +244,8 @@ def _theme(brief: str, rng: random.Random, lex: dict[str, Any], key: str, words:
             "hazard": hsl(s["hazard_hue"] + rng.randint(-6, 6), 0.55, 0.68),
             "coin": hsl(rng.randint(42, 54), 0.9, 0.56), "player": hsl(hue + 180 + rng.randint(-30, 30), 0.7, 0.6),
             "flag": hsl(rng.randint(100, 140), 0.6, 0.55), "far": hsl(hue, 0.3, rng.uniform(0.17, 0.21))}
+    for name in ("text", "accent", "good", "bad"):  # text colours: every one of them is set on the panel somewhere
+        pal[name] = _readable(pal[name], [pal["panel"], pal["background"]])
     skip = frozenset(lex["settings"][key]["keywords"]) | frozenset(lex["skip_words"])
     nouns = content_nouns(brief, skip)
     head = rng.choice(nouns).title() if nouns else rng.choice(s["places"])

@@ -7,12 +7,13 @@ import { createState, tick, abandon, levelOf, coinsTotal, ACTIONS, ABANDON_KEYS 
 import { FONT, controlsHint, hexToInt, fitText, seconds } from '../ui.js';
 
 const LAYOUT = {
-  w: 800, h: 600, hudH: 34, hudY: 17, hintH: 24, hintY: 588, grassH: 8, spike: 16,
+  // the HUD bar holds the numbers and, under them, the controls hint: nothing of the world is drawn under a text
+  w: 800, h: 600, hudH: 56, hudY: 16, hintY: 41, grassH: 8, spike: 16,
   fs: { hud: 16, hint: 13, banner: 26 },
   hud: { level: { x: 12, w: 250 }, coins: { x: 280, w: 170 }, lives: { x: 462, w: 84 }, score: { x: 556, w: 130 },
     time: { x: 788, w: 90 } },
   banner: { y: 190, w: 520, h: 60, holdMs: 1600 },
-  hill: { every: 300, scroll: 0.35, depth: -5 }, cloud: { every: 380, scroll: 0.15, y: 80, dy: 110, depth: -6 },
+  hill: { every: 300, scroll: 0.35, depth: -5 }, cloud: { every: 380, scroll: 0.15, y: 92, dy: 110, depth: -6 },
   camLerp: 0.15, depth: { coin: 2, exit: 1, player: 5, hud: 20 },
   coinSpinMs: 520, coinSpin: 0.25, sparks: 6, sparkMs: 380, sparkFly: 30, blinkMs: 110, squashMs: 80, squash: 0.82,
   warnMs: 10000,
@@ -68,7 +69,6 @@ export default class Play extends Phaser.Scene {
     const L = LAYOUT;
     const fix = (o) => o.setScrollFactor(0).setDepth(L.depth.hud);
     fix(this.add.rectangle(0, 0, L.w, L.hudH, hexToInt(this.pal.panel), 1).setOrigin(0));
-    fix(this.add.rectangle(0, L.h - L.hintH, L.w, L.hintH, hexToInt(this.pal.panel), 1).setOrigin(0));
     this.hud = {};
     for (const [k, spot] of Object.entries(L.hud)) {
       const t = fix(this.txt(spot.x, L.hudY, '', L.fs.hud, this.pal.text, true));
