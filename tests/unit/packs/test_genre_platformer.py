@@ -164,6 +164,15 @@ def test_start_off_the_ground_short_time_and_malformed_tables_fail() -> None:
         assert len(res) == 1 and not res[0]["passed"] and "malformed" in res[0]["summary"]
 
 
+def test_a_level_too_dense_to_analyse_fails_instead_of_running_for_minutes() -> None:
+    tables = copy.deepcopy(build(BRIEFS[1]))
+    lv = tables["levels.json"]["levels"][0]
+    lv["platforms"] += [{"x": 400 + (i % 19) * 100, "y": 60 + (i // 19) * 50 % 400, "w": 50, "h": 16}
+                        for i in range(200 - len(lv["platforms"]))]
+    bad = _result(tables, "solvable")
+    assert not bad["passed"] and "too dense to verify" in bad["findings"][0]
+
+
 def test_coins_out_of_reach_fail(built: dict[str, dict[str, Any]]) -> None:
     tables = copy.deepcopy(built[BRIEFS[4]])
     tables["levels.json"]["levels"][0]["coins"].append({"x": 200, "y": 5})

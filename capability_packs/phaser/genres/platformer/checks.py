@@ -90,7 +90,10 @@ def check_tables(tables: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         reached = g.reachable_from(start.index)
         goals = [s for s in g.segs if s.goal is not None]
-        if not goals:
+        if g.truncated and not any(s.index in reached for s in goals):
+            solvable.append(f"{name}: too dense to verify: more than {routes.MAX_PAIRS} pairs of ground within a "
+                            f"jump of each other ({len(lv.platforms)} platforms); use fewer, larger platforms")
+        elif not goals:
             solvable.append(f"{name}: the exit flag does not touch any ground the player can stand on")
         elif not any(s.index in reached for s in goals):
             solvable.append(_blocked(g, reached, ph, routes, name))

@@ -14,7 +14,7 @@ import importlib.util
 import sys
 from collections import deque
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,6 +25,7 @@ HOLDS: tuple[int | None, ...] = (None, 20, 12, 6)  # run steps after the jump pr
 DELAYS = (1, 2)  # frames the jump key is held before the run key: a plan must work for each
 MARGIN = 3.0  # px: land at least this far inside the target; cuts are widened by a fraction of it
 MIN_WIDTH_STEPS = 2.0  # a usable take-off interval is at least this many run steps wide
+MAX_PAIRS = 200  # pairs of ground within a jump of each other examined per level
 _TOL = 1e-3
 _DROP = 3000.0  # px: flights are followed this far down
 
@@ -55,7 +56,7 @@ def jump_inputs(d: int, delay: int, hold: int | None, n: int) -> list[tuple[bool
     return out
 
 
-@cache
+@lru_cache(maxsize=512)
 def _flight(ph: Any, d: int, delay: int, hold: int | None, drop: float) -> tuple[tuple[float, float, float], ...]:
     """(dx, dy before the step, dy after it) per step of a jump from flat, open ground, relative to the take-off
     point (dy < 0: above it), until ``drop`` px below it."""
@@ -89,19 +90,25 @@ def _takeoffs_at(s: Any, t: Any, lv: Any, ph: Any, flight: tuple[tuple[float, fl
     lo, hi = max(s.lo, t.lo + MARGIN - dx_land), min(s.hi, t.hi - MARGIN - dx_land)
     cuts: list[tuple[float, float]] = []
     pad = MARGIN / 3
+    # (left, right, top, bottom, is the landing platform) — plain floats: this loop is the checks' hot spot.
+    # Float noise at a platform's face decides nothing (the witness replay checks the plan); hazards are kept clear.
+    solid = [(r.x - w - pad, r.x + r.w + pad, r.y + _TOL - h, r.y + r.h - _TOL, abs(r.y - t.top) < _TOL)
+             for r in rects]
+    harm = [(z.x - w - pad, z.x + z.w + pad, z.y - _TOL - h, z.y + z.h + _TOL) for z in hazards]
     for i, (dx, yb, ya) in enumerate(flight[: land + 1]):
         top_b, top_a = y0 + yb, y0 + ya
         if top_a > lv.height:
             return []
         lo, hi = max(lo, -dx), min(hi, lv.width - w - dx)
-        for r in rects:  # float noise at a platform's face decides nothing: the witness replay checks the plan
-            over_b = top_b < r.b - _TOL and top_b + h > r.y + _TOL
-            over_a = top_a < r.b - _TOL and top_a + h > r.y + _TOL and not (i == land and abs(r.y - t.top) < _TOL)
-            if over_b or over_a:
-                cuts.append((r.x - w - dx - pad, r.r - dx + pad))
-        for z in hazards:  # ... while a hazard's is kept clear of
-            if (top_a < z.b + _TOL and top_a + h > z.y - _TOL) or (top_b < z.b + _TOL and top_b + h > z.y - _TOL):
-                cuts.append((z.x - w - dx - pad, z.r - dx + pad))
+        y_lo, y_hi = min(top_a, top_b), max(top_a, top_b)
+        for left, right, y_top, y_bottom, landing in solid:
+            if y_lo < y_bottom and y_hi > y_top:
+                over_b = y_top < top_b < y_bottom
+                if over_b or (y_top < top_a < y_bottom and not (i == land and landing)):
+                    cuts.append((left - dx, right - dx))
+        for left, right, y_top, y_bottom in harm:
+            if y_lo < y_bottom and y_hi > y_top:
+                cuts.append((left - dx, right - dx))
     if hi < lo:
         return []
     out: list[tuple[float, float]] = sim._subtract([(lo, hi)], cuts)
@@ -145,6 +152,7 @@ class Graph:
     edges: dict[int, list[Edge]]
     reach_up: float  # highest rise of a jump (px), for messages
     reach_across: float  # farthest run-jump to the same height (px), for messages
+    truncated: bool = False  # more pairs of ground within a jump of each other than MAX_PAIRS: not all examined
 
     @cached_property
     def dist_to_goal(self) -> dict[int, int]:
@@ -196,12 +204,13 @@ def _edge(s: Any, t: Any, lv: Any, ph: Any, rects: tuple[Any, ...], hazards: tup
     return Edge(s.index, t.index, d, hold, tuple(wide)) if wide else None
 
 
-def _witness(e: Edge, s: Any, t: Any, lv: Any, ph: Any) -> bool:
-    """Replay the middle of the widest take-off interval through the full simulation, for every delay."""
+def _witness(e: Edge, s: Any, t: Any, lv: Any, ph: Any, rects: tuple[Any, ...], hazards: tuple[Any, ...]) -> bool:
+    """Replay the middle of the widest take-off interval through the full simulation, for every delay (with the
+    platforms and hazards near the pair: the flight cannot reach the others before it lands)."""
     lo, hi = max(e.spans, key=lambda sp: sp[1] - sp[0])
     for delay in DELAYS:
         body = sim.Body((lo + hi) / 2, s.top - ph.h, 0.0, 0.0, True, ph.coyote_ms, 0.0, False, ph.air_jumps)
-        end, _n, b = sim.simulate(body, jump_inputs(e.d, delay, e.hold, 600), lv, ph, 600)
+        end, _n, b = sim.simulate(body, jump_inputs(e.d, delay, e.hold, 600), lv, ph, 600, rects, hazards)
         if end == "exit":
             continue
         if end != "landed" or sim.segment_at([t], b.x, b.y + ph.h) is None:
@@ -209,11 +218,12 @@ def _witness(e: Edge, s: Any, t: Any, lv: Any, ph: Any) -> bool:
     return True
 
 
-@cache
+@lru_cache(maxsize=64)
 def _graph(lv: Any, ph: Any) -> Graph:
     segs = sim.segments(lv, ph)
     up, across = _reach(ph)
     edges: dict[int, list[Edge]] = {}
+    pairs = 0
     for s in segs:
         for t in segs:
             if t.index == s.index or t.top <= s.top - up:
@@ -221,17 +231,19 @@ def _graph(lv: Any, ph: Any) -> Graph:
             reach = _max_across(ph, s.top - t.top) + MARGIN
             if t.lo > s.hi + reach or t.hi < s.lo - reach:
                 continue
+            pairs += 1
+            if pairs > MAX_PAIRS:  # hostile or absurdly dense data: stop, and say so (checks fail the level)
+                return Graph(lv, segs, edges, up, across, truncated=True)
             x_lo, x_hi = min(s.lo, t.lo) - reach, max(s.hi, t.hi) + reach + ph.w
             rects = tuple(r for r in lv.platforms if r.r > x_lo and r.x < x_hi)
             hazards = tuple(z for z in lv.hazards if z.r > x_lo and z.x < x_hi)
-            options = []
+            best = None
             for d in (-1,) if t.hi < s.lo else (1,) if t.lo > s.hi else (1, -1):
-                for hold in HOLDS:
-                    e = _edge(s, t, lv, ph, rects, hazards, d, hold)
-                    if e is not None:
-                        options.append(e)
-            options.sort(key=lambda e: -max(hi - lo for lo, hi in e.spans))
-            best = next((e for e in options[:3] if _witness(e, s, t, lv, ph)), None)
+                options = [e for e in (_edge(s, t, lv, ph, rects, hazards, d, hold) for hold in HOLDS) if e is not None]
+                options.sort(key=lambda e: -max(hi - lo for lo, hi in e.spans))
+                best = next((e for e in options[:3] if _witness(e, s, t, lv, ph, rects, hazards)), None)
+                if best is not None:
+                    break
             if best is not None:
                 edges.setdefault(s.index, []).append(best)
     return Graph(lv, segs, edges, up, across)

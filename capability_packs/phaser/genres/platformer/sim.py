@@ -189,11 +189,12 @@ def _touches(b: Body, ph: Phys, r: Rect) -> bool:
     return b.x < r.x + r.w and b.x + ph.w > r.x and b.y < r.y + r.h and b.y + ph.h > r.y
 
 
-def outcome(b: Body, lv: Level, ph: Phys) -> str | None:
-    """'pit' / 'hazard' (a life lost), 'exit' (level cleared) or None — checked in this order, as state.js does."""
+def outcome(b: Body, lv: Level, ph: Phys, hazards: tuple[Rect, ...] | None = None) -> str | None:
+    """'pit' / 'hazard' (a life lost), 'exit' (level cleared) or None — checked in this order, as state.js does.
+    ``hazards``: the level's hazards near the player, when the caller knows them (all of them by default)."""
     if b.y > lv.height:
         return "pit"
-    if any(_touches(b, ph, z) for z in lv.hazards):
+    if any(_touches(b, ph, z) for z in (lv.hazards if hazards is None else hazards)):
         return "hazard"
     if _touches(b, ph, lv.exit):
         return "exit"
@@ -201,9 +202,10 @@ def outcome(b: Body, lv: Level, ph: Phys) -> str | None:
 
 
 def simulate(b: Body, inputs: list[tuple[bool, bool, bool]], lv: Level, ph: Phys, max_steps: int,
-             solids: tuple[Rect, ...] | None = None) -> tuple[str, int, Body]:
+             solids: tuple[Rect, ...] | None = None, hazards: tuple[Rect, ...] | None = None) -> tuple[str, int, Body]:
     """Run ``inputs`` (then no input) from a copy of ``b`` until it lands after being airborne ('landed'), dies
-    ('pit'/'hazard'), touches the exit ('exit') or ``max_steps`` pass ('timeout'). Returns (result, steps, body)."""
+    ('pit'/'hazard'), touches the exit ('exit') or ``max_steps`` pass ('timeout'). Returns (result, steps, body).
+    ``solids`` / ``hazards``: the ones near enough to matter, when the caller knows (all of the level's by default)."""
     body = b.copy()
     solids = lv.platforms if solids is None else solids
     airborne = not body.on_ground
@@ -211,7 +213,7 @@ def simulate(b: Body, inputs: list[tuple[bool, bool, bool]], lv: Level, ph: Phys
     for i in range(max_steps):
         left, right, jump = inputs[i] if i < len(inputs) else idle
         step(body, left, right, jump, solids, lv.width, ph)
-        end = outcome(body, lv, ph)
+        end = outcome(body, lv, ph, hazards)
         if end is not None:
             return end, i + 1, body
         if body.on_ground and airborne:
