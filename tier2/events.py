@@ -24,6 +24,7 @@ __all__ = [
     "CancelRequested",
     "RunFinished",
     "PlanChanged",
+    "PolicyRefused",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
@@ -123,9 +124,20 @@ class PlanChanged(_Event):
     evidence: dict[str, Any] = Field(default_factory=dict)
 
 
+class PolicyRefused(_Event):
+    """The hot-policy files on disk hold an edit that was refused (it does not validate, or it raises a ceiling of
+    the security config) when this run took its snapshot: the run works under ``policy``, the snapshot still in
+    effect, not under the edit (``refused``: the refused files' hash)."""
+
+    type: Literal["policy_refused"] = "policy_refused"
+    policy: str
+    refused: str
+    reason: str
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished | PlanChanged,
+    | RunFinished | PlanChanged | PolicyRefused,
     Field(discriminator="type"),
 ]
 

@@ -37,7 +37,7 @@ async def test_template_game_passes_every_l1_gate(pool, pack, template_copy: Pat
     report = await _validate(pool, pack, template_copy, tmp_path)
     assert report.passed, report.feedback()
     assert {g.id for g in report.gates} == {
-        "l1.builds", "l1.data_linkage", "l1.economy", "l1.boots", "l1.no_errors", "l1.frames_advance",
+        "l1.builds", "l1.data_schema", "l1.data_linkage", "l1.economy", "l1.boots", "l1.no_errors", "l1.frames_advance",
         "l1.canvas_not_blank", "l1.activity", "l1.input_changes_state", "l1.control_responsiveness",
         "l1.latch_split", "l1.engine_calls", "l1.magic_numbers"}
     latch = next(g for g in report.gates if g.id == "l1.latch_split").evidence["outcomes"]
@@ -45,6 +45,21 @@ async def test_template_game_passes_every_l1_gate(pool, pack, template_copy: Pat
     assert (tmp_path / "report" / "report.html").read_text().count("<tr>") == len(report.gates) + 1
     assert (tmp_path / "report" / "report.json").exists()
     assert all(Path(p).exists() for p in report.screenshots)
+
+
+async def test_a_contract_1_game_still_validates_played_as_the_default_genre(pool, pack, template_copy: Path,
+                                                                           tmp_path: Path) -> None:
+    hook = template_copy / "src/hook.js"
+    _edit(hook, "    contract: 2,", "    contract: 1,")
+    _edit(hook, "    genre: 'shop',\n    template: 'shop',\n", "")
+    _edit(hook, "    actions: () => JSON.parse(JSON.stringify(actions)),\n", "")
+    report = await _validate(pool, pack, template_copy, tmp_path)
+    assert report.passed, report.feedback()
+    latch = next(g for g in report.gates if g.id == "l1.latch_split").evidence
+    assert latch["outcomes"] == {"idle": "running", "abandon": "abandoned", "win": "won", "lose": "lost"}
+    probed = next(g for g in report.gates if g.id == "l1.input_changes_state").evidence["inputs"]
+    assert [p["label"] for p in probed][:2] == ["start", next(p["label"] for p in probed if p["label"] != "start")]
+    assert any(p["label"].startswith("buy_") for p in probed)  # the v1 controls became actions
 
 
 # Defects beyond the shared operator catalogue (tier2.testing.mutants): blocking dialogs and network calls.

@@ -23,6 +23,7 @@ import jsonschema
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import PackError, Tier2Error
 from tier2.packs import Genre, Pack, load_pack
+from tier2.packs.docs import sync_skill
 from tier2.settings.loader import PolicyStore, Settings, load_security
 from tier2.validators import ValidationRunner
 from tier2.validators.data.pack_checks import genre_data_gates
@@ -124,6 +125,12 @@ async def check_pack(settings: Settings, pack_id: str, genres: list[str] | None 
         play = False
     work = out or Path(tempfile.mkdtemp(prefix="tier2-pack-check-"))
     add(await _skills(pack, work / "skills-home"))
+    try:
+        stale = sync_skill(pack, check=True)
+        add(CheckLine("data-tables skill matches the schemas", not stale,
+                      f"stale: run `tier2 packs docs {pack.id}`" if stale else ""))
+    except PackError as exc:
+        add(CheckLine("data-tables skill matches the schemas", False, str(exc)))
     chosen = [pack.genre(g) for g in genres] if genres else list(pack.genres.values())
     security = load_security(settings.config_dir)
     pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args) \

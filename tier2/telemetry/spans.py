@@ -33,6 +33,8 @@ class A:
     RUN_STATUS = "tier2.run.status"
     RUN_STOP_REASON = "tier2.run.stop_reason"
     BRIEF_CHARS = "tier2.brief.chars"
+    PACK = "tier2.pack"
+    TEMPLATE = "tier2.pack.template"
     AGENT = "tier2.agent"
     ROUTE = "tier2.model.route"
     PHASE = "tier2.phase"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from agentscope.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock
-
-from pathlib import Path
 
 from tier2.models.offline.history import read_conversation
 from tier2.models.offline.policy import MAX_REPAIRS, decide

@@ -174,6 +174,11 @@ def _converge(conv: Conversation) -> dict[str, Any]:
             f"pack {ref} has templates for {', '.join(genres) or 'no'} games and none for a {genre}. The brief asks "
             f"for a {genre}: the build will be judged as a {genre} by the genre gate and not delivered as "
             f"something else.")})
+    if guess.genre is None and pack is not None:
+        default = pack.default_genre
+        unsupported.append({"what": "the brief's genre", "reason": (
+            f"the brief names no genre pack {ref} knows ({', '.join(genres)}); it is built as the pack's default, "
+            f"a {default.id} game ({default.spec.title})")})
     if re.search(r"\b(sound|music|audio|sfx)\b", conv.brief, re.I):
         unsupported.append({"what": "sound and music", "reason": "the pack has no audio assets or behaviour"})
     cl = clauses(brief)

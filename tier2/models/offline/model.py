@@ -7,6 +7,7 @@ usage (characters / 4) so budgets and cost metering work offline.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import hashlib
 import json
@@ -16,7 +17,7 @@ from typing import Any, Literal
 from agentscope.credential import CredentialBase
 from agentscope.message import Msg, TextBlock, ToolCallBlock
 from agentscope.model import ChatModelBase, ChatResponse, ChatUsage
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from tier2.models.offline.design import decide_design, is_design
 from tier2.models.offline.history import read_conversation
@@ -37,6 +38,8 @@ class OfflineChatModel(ChatModelBase):
     class Parameters(BaseModel):
         faults: list[str] = []
         stream: bool = True
+        #: simulated provider latency per call (seconds; tests and benches of crashes mid-call)
+        delay_s: float = Field(default=0.0, ge=0.0, le=30.0)
 
     def __init__(
         self, credential: CredentialBase, model: str, parameters: OfflineChatModel.Parameters | None = None,
@@ -51,6 +54,9 @@ class OfflineChatModel(ChatModelBase):
         **kwargs: Any,
     ) -> ChatResponse | AsyncGenerator[ChatResponse, None]:
         mode = getattr(tool_choice, "mode", None)
+        delay = float(getattr(self.parameters, "delay_s", 0.0))
+        if delay:
+            await asyncio.sleep(delay)
         conv = read_conversation(messages)
         if mode == "generate_structured_output":
             summary = {k: f"offline policy; brief: {conv.brief[:200]}" for k in (
