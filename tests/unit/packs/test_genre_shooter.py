@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +183,32 @@ def test_malformed_tables_fail_every_check_instead_of_raising() -> None:
         results = CHECKS.check_tables(copy.deepcopy(broken))
         assert [r["passed"] for r in results] == [False, False, False]
         assert all("malformed" in r["findings"][0] for r in results)
+
+
+_JS_VALIDATE = """
+import { readFileSync } from 'node:fs';
+import { validateTables } from %s;
+const t = JSON.parse(readFileSync(0, 'utf8'));
+try { validateTables({theme: t['theme.json'], player: t['player.json'], enemies: t['enemies.json'],
+                      waves: t['waves.json']}); console.log('ok'); }
+catch (e) { console.log(e.message); }
+"""
+
+
+@pytest.mark.parametrize(("where", "value"), [
+    (("enemies.json", "enemies", 0, "fire_ms"), 100), (("enemies.json", "enemies", 0, "shape"), "blob"),
+    (("player.json", "lives"), 0), (("waves.json", "seed"), -3), (("theme.json", "title"), "T" * 40),
+    (("waves.json", "waves", 0, "spawns", 0, "count"), 0), (("enemies.json", "enemies", 0, "fire_ms"), 300),
+])
+def test_the_schemas_and_the_games_validation_agree(where: tuple[Any, ...], value: Any) -> None:
+    tables = _template_tables()
+    node: Any = tables
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    script = _JS_VALIDATE % json.dumps((GENRE.template_dir / "src" / "state.js").as_uri())
+    run = subprocess.run(["node", "--no-warnings", "--input-type=module", "-e", script], input=json.dumps(tables),
+                         capture_output=True, text=True, timeout=60)
+    game_ok = run.stdout.strip() == "ok"
+    assert game_ok or run.stdout.startswith("tier2 data error: "), run.stdout + run.stderr
+    assert game_ok == (_validate(tables) == []), (run.stdout, _validate(tables))
