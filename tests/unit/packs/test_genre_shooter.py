@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[3]
 PACK = load_pack(ROOT / "capability_packs", "phaser")
 GENRE = PACK.genre("shooter")
 CHECKS: Any = GENRE.module("checks")
-assert CHECKS is not None and GENRE.module("builder") is not None
+BUILDER: Any = GENRE.module("builder")
+assert CHECKS is not None and BUILDER is not None
 
 BRIEFS = [
     "an arcade space shooter: blast waves of alien invaders before they reach your base",
@@ -86,6 +87,9 @@ def test_built_tables_are_deterministic_match_the_schemas_and_pass_the_checks(br
     assert {s["enemy"] for w in tables["waves.json"]["waves"] for s in w["spawns"]} <= enemy_ids
     assert len(tables["waves.json"]["waves"]) >= 3
     assert tables["player.json"]["lives"] >= 3
+    pal = tables["theme.json"]["palette"]
+    for key in ("text", "accent", "good", "bad"):  # drawn as text on the panel and on the background
+        assert min(BUILDER.contrast(pal[key], pal["panel"]), BUILDER.contrast(pal[key], pal["background"])) >= 4.5
 
 
 def test_different_briefs_make_different_games() -> None:

@@ -26,9 +26,11 @@ export default class Menu extends Phaser.Scene {
 
     // The roster: one row per enemy type, as in the arcade attract screens.
     const list = enemies.enemies;
-    const rowH = Math.min(L.rowH, (L.shipY - 24 - L.rosterY) / list.length);
+    const room = L.shipY - 24 - L.rosterY;
+    const rowH = Math.min(L.rowH, room / list.length);
+    const top = L.rosterY + (room - rowH * list.length) / 2;
     list.forEach((e, i) => {
-      const y = L.rosterY + i * rowH + rowH / 2;
+      const y = top + i * rowH + rowH / 2;
       const icon = this.add.image(L.iconX, y, `enemy-${e.id}`).setScale(Math.min(1, (rowH - 4) / (2 * e.radius + 4)));
       this.tweens.add({ targets: icon, y: y - L.bob, duration: L.bobMs, yoyo: true, repeat: -1, delay: i * 120, ease: 'Sine.easeInOut' });
       label(this, L.nameX, y, e.name, L.fs.roster, pal.text, { bold: true, originX: 0, maxWidth: L.infoX - L.nameX - 12 });
