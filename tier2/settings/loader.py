@@ -28,7 +28,7 @@ from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILI
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 __all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "Price",
-           "BudgetPolicy", "BudgetOverride"]
+           "BudgetPolicy", "BudgetOverride", "LegibilityPolicy"]
 
 
 class Settings(BaseSettings):
@@ -213,6 +213,23 @@ class BreakerPolicy(BaseModel):
     stuck: StuckPolicy = StuckPolicy()
 
 
+class LegibilityPolicy(BaseModel):
+    """Thresholds of the legibility gate ``l1.legible`` (`tier2.validators.legibility`); sizes in game pixels."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    overlap_px: float = Field(default=2.0, ge=0)  # overlaps and overruns up to this many px are tolerated
+    duplicate_px: float = Field(default=4.0, ge=0)  # one string drawn twice this close = one label (a shadow copy)
+    panel_share: float = Field(default=0.5, gt=0, lt=1)  # a shape holding more of a text's box than this is its panel
+    min_font_px: float = Field(default=10.0, ge=0)
+    min_contrast: float = Field(default=4.5, ge=1, le=21)  # WCAG 2 AA, normal text
+    min_contrast_large: float = Field(default=3.0, ge=1, le=21)  # WCAG 2 AA, large text
+    large_px: float = Field(default=24.0, gt=0)  # large text: at least 18 pt ...
+    large_bold_px: float = Field(default=18.66, gt=0)  # ... or 14 pt bold
+    #: the gate's layer in generic mode (games nobody here wrote): "L1" blocks; "L2" reports (observe unless
+    #: ``gates:`` enforces it). Contract mode is always L1.
+    generic_layer: Literal["L1", "L2"] = "L1"
+
+
 class BudgetOverride(BaseModel):
     """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy.
 
@@ -251,6 +268,7 @@ class Policy(BaseModel):
     l3_scorer: str | None = None  # a model route for the L3 visual score; None = the offline heuristic
     l3_timeout_s: float = 30.0
     budget: BudgetPolicy = BudgetPolicy()
+    legibility: LegibilityPolicy = LegibilityPolicy()
     #: agent role -> model route (`tier2.settings.agents`); a role without an entry uses ``default_model``
     agents: dict[str, str] = {}
     sandbox: SandboxPolicy = SandboxPolicy()  # may only lower the security config's [sandbox]

@@ -15,6 +15,7 @@ from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
 from tier2.validators.latch import play_latches
+from tier2.validators.legibility import collect_legibility
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import measure_input, run_bounded
 from tier2.validators.trace import InputProbe, PlayTrace
@@ -78,6 +79,7 @@ async def _shot(s: GameSession, trace: PlayTrace, out_dir: Path, name: str) -> N
     trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
     trace.screenshots.append(str(path))
     trace.pixels.append(pixel_stats(png, str(path)))
+    await collect_legibility(s, trace, name)
 
 
 async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: float,
