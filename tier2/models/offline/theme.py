@@ -8,7 +8,6 @@ raw items are never free. ``validate_tables`` reports dangling references, missi
 
 from __future__ import annotations
 
-import colorsys
 import hashlib
 import math
 import random
@@ -19,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tier2.models.offline.palette import hsl as _hsl
+from tier2.models.offline.palette import palette as _palette
 
 __all__ = ["ORDER_PACE_MS", "TABLE_NAMES", "derive_game", "load_lexicon", "normalise_brief", "order_cost",
            "validate_tables"]
@@ -62,11 +64,6 @@ def _singular(word: str) -> str:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", _ascii(text).lower()).strip("_")
-
-
-def _hsl(hue: float, sat: float, light: float) -> str:
-    r, g, b = colorsys.hls_to_rgb((hue % 360) / 360, light, sat)
-    return "#" + "".join(f"{round(c * 255):02x}" for c in (r, g, b))
 
 
 def _hash_hue(text: str) -> int:
@@ -128,15 +125,6 @@ def _prefer(pool: list[list[Any]], words: set[str], rng: random.Random) -> list[
 
 
 # --- building the tables ------------------------------------------------------------------------------------------
-
-def _palette(hue: int, rng: random.Random) -> dict[str, str]:
-    """Dark background and panel in the domain hue, near-white text, a complementary accent."""
-    return {"background": _hsl(hue, rng.uniform(0.3, 0.45), rng.uniform(0.09, 0.13)),
-            "panel": _hsl(hue, rng.uniform(0.25, 0.4), rng.uniform(0.2, 0.25)),
-            "accent": _hsl(hue + rng.randint(140, 220), rng.uniform(0.65, 0.8), rng.uniform(0.58, 0.66)),
-            "text": _hsl(hue, rng.uniform(0.3, 0.45), rng.uniform(0.92, 0.95)),
-            "good": _hsl(rng.randint(105, 135), 0.5, 0.6), "bad": _hsl(rng.randint(-8, 8), 0.65, 0.62)}
-
 
 def _recipes(raw_ids: list[str], n_products: int, rng: random.Random) -> list[list[tuple[str, int]]]:
     """Inputs per product: product 0 from the first raw alone, every other one from two raws (covering them all).
