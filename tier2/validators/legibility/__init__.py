@@ -10,6 +10,7 @@ the gate is L1 (tier2's own games must pass it); in generic mode its layer is ``
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from importlib import resources
 from typing import Any
@@ -35,12 +36,13 @@ async def collect_legibility(s: GameSession, trace: PlayTrace, screen: str) -> N
     """Snapshot the texts on screen now (no clock advance) into ``trace.legibility``; a collector that throws on
     an unusual game is recorded as an error of that screen, a page that stops answering still times out."""
     try:
-        snap = await s.evaluate(COLLECT_JS, screen)
+        raw = await s.evaluate(COLLECT_JS, screen)
+        snap = json.loads(raw) if isinstance(raw, str) else {"screen": screen, "error": "no Phaser game found"}
     except (TimeoutError, asyncio.CancelledError):
         raise
     except Exception as exc:  # noqa: BLE001 - a script error in the page is an observation
         snap = {"screen": screen, "error": f"collector failed: {str(exc).splitlines()[0][:300]}"}
-    trace.legibility.append(snap if isinstance(snap, dict) else {"screen": screen, "error": "no Phaser game found"})
+    trace.legibility.append(snap)
 
 
 def _result(layer: str, passed: bool, summary: str, findings: list[Finding], **evidence: Any) -> ValidationResult:

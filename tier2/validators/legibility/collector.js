@@ -4,7 +4,7 @@
 // boxes (one per drawn line), font size, colours and effective alpha; every shape a text may sit on
 // (Rectangle and other Shapes, Graphics fills and outlines parsed from the command buffer, Image / Sprite /
 // NineSlice / TileSprite with a coarse colour grid of their texture frame); the camera and game backgrounds.
-// It only observes: no judgement here, no game state changed, no clock advanced.
+// It only observes: no judgement here, no game state changed, no clock advanced. Returns JSON text (or null).
 (screen) => {
   const game = (window.__TIER2__ && window.__TIER2__.game) || window.__tier2Game;
   if (!game || !game.isBooted || !game.scene || !Array.isArray(game.scene.scenes)) return null;
@@ -42,8 +42,9 @@
   };
   let order = 0;
   let grids = 0;
-  const cache = (window.__tier2LegibilityGrids = window.__tier2LegibilityGrids || new Map());  // image sources
-  const seen = new Map();  // this call: every frame once (canvas sources may change between calls)
+  const images = [];  // [shape, game object] of every collected image
+  const cache = (window.__tier2LegibilityGrids = window.__tier2LegibilityGrids || new Map());  // by texture + frame
+  const seen = new Map();  // this call: every frame once (render textures change between calls)
 
   const toScreen = (cam, x, y, sf) => {
     const zx = cam.zoomX || cam.zoom || 1, zy = cam.zoomY || cam.zoom || 1;
@@ -99,7 +100,8 @@
     if (!frame || !frame.source || !sctx) return null;
     const img = frame.source.image || frame.source.canvas;
     if (!img || !(img instanceof HTMLImageElement || img instanceof HTMLCanvasElement || img instanceof ImageBitmap)) return null;
-    const key = img instanceof HTMLCanvasElement ? null : `${frame.texture && frame.texture.key}|${frame.name}|${n}`;
+    const dynamic = frame.source.isRenderTexture || (frame.texture && frame.texture.renderTarget) || !frame.texture;
+    const key = dynamic ? null : `${frame.texture.key}|${frame.name}|${n}`;
     if (key && cache.has(key)) return cache.get(key);
     if (seen.has(frame) && seen.get(frame).n === n) return seen.get(frame).cells;
     if (grids >= MAX_GRIDS) { out.skipped.grids += 1; return null; }
@@ -272,13 +274,10 @@
       } else if (o.frame && (o.type === 'Image' || o.type === 'Sprite' || o.type === 'NineSlice' || o.type === 'TileSprite')) {
         const box = boundsOf(cam, osf, o);
         if (!box || box[2] * box[3] < MIN_IMAGE_AREA) continue;
-        const n = o.type === 'TileSprite' ? 1 : GRID;
-        let cells = gridOf(o.frame, n);
-        if (cells && (o.flipX || o.flipY)) {
-          cells = cells.map((_, k) => { const x = k % n, y = Math.floor(k / n); return cells[(o.flipY ? n - 1 - y : y) * n + (o.flipX ? n - 1 - x : x)]; });
-        }
-        pushShape({ ...base, kind: 'image', box, colour: null, alpha: r1(a * 100) / 100, grid: cells ? { n, cells } : null,
-          panel: true, masked: omask, order: order++ });
+        const shape = { ...base, kind: 'image', box, colour: null, alpha: r1(a * 100) / 100, grid: null, panel: true,
+          masked: omask, order: order++ };
+        pushShape(shape);
+        images.push([shape, o]);  // its colour grid is read at the end, only if a text lies over it
       } else if (o.type === 'TilemapLayer' || o.type === 'RenderTexture' || o.type === 'Video' || o.type === 'Shader') {
         const box = boundsOf(cam, osf, o);
         if (box) pushShape({ ...base, kind: 'image', box, colour: null, alpha: r1(a * 100) / 100, grid: null, panel: false, order: order++ });
@@ -302,5 +301,15 @@
     walk(list, scene, cam, null, cam.alpha, false);
     for (const t of out.texts) if (t.scene === sys.settings.key && !t.viewport) t.viewport = viewport;
   }
-  return out;
+  const meets = (a, b) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+  for (const [shape, o] of images) {
+    if (!out.texts.some((t) => t.box && meets(t.box, shape.box))) continue;
+    const n = o.type === 'TileSprite' ? 1 : GRID;
+    let cells = gridOf(o.frame, n);
+    if (cells && (o.flipX || o.flipY)) {
+      cells = cells.map((_, k) => { const x = k % n, y = Math.floor(k / n); return cells[(o.flipY ? n - 1 - y : y) * n + (o.flipX ? n - 1 - x : x)]; });
+    }
+    shape.grid = cells ? { n, cells } : null;
+  }
+  return JSON.stringify(out);  // one string: Playwright transfers it far faster than the object tree
 }
