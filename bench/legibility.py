@@ -25,7 +25,6 @@ sys.path.insert(0, str(ROOT))
 
 from tier2.browser import BrowserPool, GameSession, find_chromium  # noqa: E402
 from tier2.browser.session import SERVED_ORIGIN  # noqa: E402
-from tier2.models.offline.theme import derive_game  # noqa: E402
 from tier2.packs import load_pack  # noqa: E402
 from tier2.settings.loader import LegibilityPolicy, load_security  # noqa: E402
 from tier2.toolchain import run_build  # noqa: E402
@@ -45,12 +44,12 @@ async def main() -> int:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    pack = load_pack(ROOT / "capability_packs", "phaser", ROOT / "skills")
+    pack = load_pack(ROOT / "capability_packs", "phaser")
     exe = find_chromium(None, load_security(ROOT / "config").browser.executables)
     with tempfile.TemporaryDirectory(prefix="tier2-bench-legibility-") as tmp:
         project = Path(tmp) / "game"
         shutil.copytree(pack.template_dir, project)
-        for name, table in derive_game(BRIEF).items():
+        for name, table in pack.genre("shop").build_tables(BRIEF).items():
             (project / "data" / name).write_text(json.dumps(table, ensure_ascii=False))
         if not (await run_build(pack, project, timeout_s=120)).ok:
             print("build failed", file=sys.stderr)

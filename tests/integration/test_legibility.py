@@ -18,7 +18,7 @@ import pytest
 from tests.fixtures.fixture_games import install_game
 from tier2.browser import GameSession
 from tier2.browser.session import SERVED_ORIGIN
-from tier2.models.offline.theme import derive_game
+from tier2.packs import load_pack
 from tier2.settings.loader import LegibilityPolicy, Policy
 from tier2.toolchain import run_build
 from tier2.validators import ValidationRunner
@@ -28,6 +28,7 @@ from tier2.validators.report import ValidationReport
 from tier2.validators.trace import PlayTrace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+_SHOP = load_pack(Path(__file__).resolve().parents[2] / "capability_packs", "phaser").genre("shop")
 
 FAULTS = Path(__file__).parents[1] / "fixtures" / "legibility"
 #: briefs whose tables carry the longest names the offline theme builder makes: a 28-character shop name, 9 items,
@@ -49,7 +50,7 @@ def _gate(report: ValidationReport):
 
 
 def _themed(project: Path, brief: str) -> Path:
-    for name, table in derive_game(brief).items():
+    for name, table in _SHOP.build_tables(brief).items():
         (project / "data" / name).write_text(json.dumps(table, indent=2, ensure_ascii=False))
     return project
 
