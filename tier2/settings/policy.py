@@ -14,8 +14,8 @@ from tier2.settings.agents import check_routing, fallback_chain, resolve_role
 from tier2.settings.sandbox import SandboxPolicy
 from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING
 
-__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "ModelRoute", "Policy", "Price",
-           "StuckPolicy", "TimeoutPolicy", "ToolsPolicy", "WriterPolicy"]
+__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "LegibilityPolicy", "ModelRoute",
+           "Policy", "Price", "StuckPolicy", "TimeoutPolicy", "ToolsPolicy", "WriterPolicy"]
 
 
 class ModelRoute(BaseModel):
@@ -122,6 +122,23 @@ class ToolsPolicy(BaseModel):
     max_write_bytes: int | None = Field(default=None, gt=0)  # None: the security config's max_write_bytes
 
 
+class LegibilityPolicy(BaseModel):
+    """Thresholds of the legibility gate ``l1.legible`` (`tier2.validators.legibility`); sizes in game pixels."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    overlap_px: float = Field(default=2.0, ge=0)  # overlaps and overruns up to this many px are tolerated
+    duplicate_px: float = Field(default=4.0, ge=0)  # one string drawn twice this close = one label (a shadow copy)
+    panel_share: float = Field(default=0.5, gt=0, lt=1)  # a shape holding more of a text's box than this is its panel
+    min_font_px: float = Field(default=10.0, ge=0)
+    min_contrast: float = Field(default=4.5, ge=1, le=21)  # WCAG 2 AA, normal text
+    min_contrast_large: float = Field(default=3.0, ge=1, le=21)  # WCAG 2 AA, large text
+    large_px: float = Field(default=24.0, gt=0)  # large text: at least 18 pt ...
+    large_bold_px: float = Field(default=18.66, gt=0)  # ... or 14 pt bold
+    #: the gate's layer in generic mode (games nobody here wrote): "L1" blocks; "L2" reports (observe unless
+    #: ``gates:`` enforces it). Contract mode is always L1.
+    generic_layer: Literal["L1", "L2"] = "L1"
+
+
 class BudgetOverride(BaseModel):
     """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy.
 
@@ -160,6 +177,7 @@ class Policy(BaseModel):
     l3_scorer: str | None = None  # a model route for the L3 visual score; None = the offline heuristic
     l3_timeout_s: float = 30.0
     budget: BudgetPolicy = BudgetPolicy()
+    legibility: LegibilityPolicy = LegibilityPolicy()
     #: agent role -> model route (`tier2.settings.agents`); a role without an entry uses ``default_model``
     agents: dict[str, str] = {}
     sandbox: SandboxPolicy = SandboxPolicy()  # may only lower the security config's [sandbox]

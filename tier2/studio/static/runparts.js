@@ -15,6 +15,7 @@ const SUMMARY = {
   gate_result: (d) => `${d.passed ? 'PASS' : 'FAIL'} ${d.gate_id} (${d.layer}) ${d.summary || ''}`,
   attempt_started: (d) => `attempt ${d.attempt} on ${d.worker}`
     + (d.resumed_from !== null && d.resumed_from !== undefined ? `, resumed after checkpoint ${d.resumed_from}` : ''),
+  policy_refused: (d) => `a policy edit was refused (${d.reason}); the run works under policy ${d.policy}`,
   cancel_requested: (d) => `cancel requested${d.by ? ` by ${d.by}` : ''}`,
   run_finished: (d) => `${d.status}: ${d.stop_reason}`,
   plan_changed: (d) => `${d.node} → ${d.status}`,
