@@ -20,7 +20,9 @@ from typing import Any
 import yaml
 
 from tier2.packs.offline import (
+    MIN_TEXT_CONTRAST,
     brief_words,
+    contrast,
     difficulty,
     hash_hue,
     hsl,
@@ -32,7 +34,7 @@ from tier2.packs.offline import (
     title_from,
 )
 
-__all__ = ["MIN_CONTRAST", "PROFILES", "TABLE_NAMES", "build_tables", "contrast", "detect_domain", "load_lexicon"]
+__all__ = ["PROFILES", "TABLE_NAMES", "build_tables", "detect_domain", "load_lexicon"]
 
 TABLE_NAMES = ("theme.json", "player.json", "enemies.json", "waves.json")
 
@@ -57,32 +59,19 @@ _TIERS: tuple[dict[str, tuple[int, int]], ...] = (
      "fire_ms": (2000, 2600)},
 )
 _MAX_SPAWN_MS = 4000
-MIN_CONTRAST = 4.6  # WCAG AA for normal text (4.5), with a little room
 #: palette entries drawn as text, on the panel or on the background
 _TEXT_COLOURS = ("text", "accent", "good", "bad")
 _WIN_TITLES = ("Victory!", "All waves cleared!", "Sector secure!", "You held the line!")
 _LOSE_TITLES = ("Game over", "Overrun!", "Defeated", "Out of lives")
 
 
-def _luminance(hex_colour: str) -> float:
-    def lin(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-    r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
-    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
-
-
-def contrast(a: str, b: str) -> float:
-    """WCAG 2 contrast ratio of two #rrggbb colours."""
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 def _readable(colour: str, backgrounds: list[str]) -> str:
-    """``colour`` lightened (same hue) until it reaches `MIN_CONTRAST` on every one of the (dark) ``backgrounds``."""
+    """``colour`` lightened (same hue) until it reaches `MIN_TEXT_CONTRAST` on every one of the (dark) ``backgrounds``
+    (`palette_for` sees to the background; this template also draws good/bad/text on the panel)."""
     r, g, b = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
     h, light, sat = colorsys.rgb_to_hls(r, g, b)
     out = colour
-    while min(contrast(out, bg) for bg in backgrounds) < MIN_CONTRAST and light < 1:
+    while min(contrast(out, bg) for bg in backgrounds) < MIN_TEXT_CONTRAST and light < 1:
         light = min(1.0, light + 0.02)
         out = "#" + "".join(f"{round(c * 255):02x}" for c in colorsys.hls_to_rgb(h, light, sat))
     return out
