@@ -83,7 +83,8 @@ def test_ignores_enemies_already_level_with_the_ship() -> None:
 def test_gives_up_without_the_vocabulary_and_survives_junk() -> None:
     assert WIN(state(), {"start": {"keys": ["Enter"]}}, TABLES) is None
     assert WIN({"scene": "Play"}, ACTIONS, TABLES) is None
-    junk = state(400, [{"x": "?", "y": None}, {}], [{"y": "far"}])
+    junk = state(400, [{"x": "?", "y": None}, {}, 7, None], [{"y": "far"}, "shot"])
+    junk["shots"] = {"not": "a list"}
     assert WIN(junk, ACTIONS, {}) is not None
 
 

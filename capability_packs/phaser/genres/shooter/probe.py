@@ -27,6 +27,11 @@ def _num(v: Any, default: float) -> float:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else default
 
 
+def _dicts(v: Any) -> list[dict[str, Any]]:
+    """The object entries of a snapshot list (anything else in it is ignored)."""
+    return [d for d in v if isinstance(d, dict)] if isinstance(v, list) else []
+
+
 def _player_numbers(tables: dict[str, Any]) -> tuple[float, float, float]:
     """(speed px/s, hit radius px, shot speed px/s) of the player's ship."""
     raw = tables.get("player.json")
@@ -45,7 +50,7 @@ def danger(state: dict[str, Any], x: float, tables: dict[str, Any], horizon_s: f
     shielded = _num(player.get("invulnerable_ms"), 0) > horizon_s * 1000
     threats: list[tuple[float, float]] = []
     if not shielded:
-        for q in state.get("enemy_shots") or []:
+        for q in _dicts(state.get("enemy_shots")):
             reach = _num(q.get("vy"), 200) * horizon_s + _num(q.get("r"), 5) + radius
             above, qx = py - _num(q.get("y"), 0), _num(q.get("x"), 0)
             if 0 <= above <= reach and abs(qx - x) < _num(q.get("r"), 5) + radius * 0.7 + 6:
@@ -60,7 +65,7 @@ def _hit_at(state: dict[str, Any], x: float, t_s: float, tables: dict[str, Any])
     if _num(player.get("invulnerable_ms"), 0) > t_s * 1000:
         return False
     py = _num(player.get("y"), 528)
-    for q in state.get("enemy_shots") or []:
+    for q in _dicts(state.get("enemy_shots")):
         reach = _num(q.get("r"), 5) + radius * 0.7 + 4
         qy = _num(q.get("y"), -1e9) + _num(q.get("vy"), 200) * t_s
         if abs(_num(q.get("x"), -1e9) - x) < reach and abs(qy - py) < reach:
@@ -120,7 +125,7 @@ def _aim(e: dict[str, Any], py: float, shot_speed: float) -> float:
 def _shots_on(e: dict[str, Any], state: dict[str, Any], shot_speed: float) -> int:
     """How many of the player's shots in flight will meet ``e`` (on its current course)."""
     n = 0
-    for sh in state.get("shots") or []:
+    for sh in _dicts(state.get("shots")):
         gap = _num(sh.get("y"), -1e9) - _num(e.get("y"), 0)
         if gap <= 0:
             continue
@@ -138,9 +143,7 @@ def _target(state: dict[str, Any], tables: dict[str, Any]) -> tuple[dict[str, An
     x = _num(state["player"].get("x"), ARENA_W / 2)
     py = _num(state["player"].get("y"), 528)
     best: tuple[float, float, dict[str, Any]] | None = None
-    for e in state.get("enemies") or []:
-        if not isinstance(e, dict):
-            continue
+    for e in _dicts(state.get("enemies")):
         y = _num(e.get("y"), 0)
         if y >= py - radius - _num(e.get("r"), 16) * 0.5 or _shots_on(e, state, shot_speed) >= _num(e.get("hp"), 1):
             continue

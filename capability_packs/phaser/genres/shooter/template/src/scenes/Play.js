@@ -53,6 +53,7 @@ export default class Play extends Phaser.Scene {
     this.input.keyboard.on('keyup', (ev) => this.held.delete(ev.code));
     this.input.on('pointerdown', () => { this.pointerDown = true; });
     this.input.on('pointerup', () => { this.pointerDown = false; });
+    this.input.on('pointerupoutside', () => { this.pointerDown = false; });
     this.game.events.on(Phaser.Core.Events.BLUR, this.releaseAll, this);
     this.events.once('shutdown', () => this.game.events.off(Phaser.Core.Events.BLUR, this.releaseAll, this));
     takeEvents(this.st);
@@ -137,7 +138,7 @@ export default class Play extends Phaser.Scene {
     }
   }
 
-  input4() {
+  heldInput() {
     const px = this.input.activePointer.x;
     const ptr = this.pointerDown;
     const x = this.st.player.x;
@@ -168,7 +169,7 @@ export default class Play extends Phaser.Scene {
       s.img.y += (s.speed * delta) / 1000;
       if (s.img.y > ARENA.bottom) s.img.y = ARENA.top;
     }
-    tick(this.st, delta, this.input4());
+    tick(this.st, delta, this.heldInput());
     const st = this.st;
     this.ship.setX(st.player.x).setAlpha(st.player.invuln > 0 && Math.floor(st.player.invuln / LAYOUT.blinkMs) % 2 ? 0.3 : 1);
     this.sync(this.sprites.enemies, st.enemies, (e) => `enemy-${e.type}`, DEPTH.enemies);
