@@ -1,6 +1,7 @@
-// GameOver: shows theme.texts.win / theme.texts.lose and the final numbers. Space/Enter/click → Menu.
+// GameOver: shows theme.texts.win / theme.texts.lose and the final numbers.
+// A start key (START_KEYS) or a click → Menu.
 import Phaser from 'phaser';
-import { hexToInt, formatMoney, fillText } from '../state.js';
+import { hexToInt, formatMoney, fillText, isStartKey, startKeysText } from '../state.js';
 import { fitText } from './Play.js';
 
 const LAYOUT = {
@@ -8,7 +9,7 @@ const LAYOUT = {
   pulse: 1.06, pulseMs: 500, font: 'Trebuchet MS, Verdana, sans-serif', margin: 60, headH: 56, msgH: 60, statsH: 48,
   headMin: 20,
 };
-const REASONS = { day_over: 'The day is over.', bankrupt: 'Out of money and nothing left to sell.' };
+const REASONS = { day_over: 'The day is over.', bankrupt: 'Out of money, with nothing left to craft or deliver.' };
 
 export default class GameOver extends Phaser.Scene {
   constructor() {
@@ -45,12 +46,12 @@ export default class GameOver extends Phaser.Scene {
     fitText(this.add.text(L.cx, L.statsY, lines.join('\n'), {
       fontFamily: L.font, fontSize: '18px', color: pal.accent, align: 'center',
     }).setOrigin(0.5), room, L.statsH);
-    this.add.text(L.cx, L.hintY, 'Space / Enter / click: back to the menu', {
+    this.add.text(L.cx, L.hintY, `${startKeysText()} or click: back to the menu`, {
       fontFamily: L.font, fontSize: '16px', color: pal.text,
     }).setOrigin(0.5).setAlpha(0.8);
 
     this.input.keyboard.on('keydown', (ev) => {
-      if (!ev.repeat && (ev.code === 'Space' || ev.code === 'Enter' || ev.code === 'NumpadEnter')) this.leave();
+      if (isStartKey(ev)) this.leave();
     });
     this.input.on('pointerdown', () => this.leave());
   }
