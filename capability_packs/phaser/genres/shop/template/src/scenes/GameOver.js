@@ -32,13 +32,16 @@ export default class GameOver extends Phaser.Scene {
     g.fillStyle(hexToInt(pal.panel), 1).fillRect(left, top, L.card.w, L.band);
     g.lineStyle(4, hexToInt(won ? pal.good : pal.bad), 1).strokeRect(left, top, L.card.w, L.card.h);
     // Every text is fitted to the card (a smaller font, then an ellipsis); the heading leaves room for its pulse.
+    // Colours where the palette guarantees their contrast (offline palette_for): the accent on the panel band,
+    // good/bad (the outcome) on the background.
     const room = L.card.w - L.margin;
+    const outcome = won ? pal.good : pal.bad;
     const head = fitText(this.add.text(L.cx, L.headY, theme.shop_name, {
-      fontFamily: L.font, fontSize: '40px', color: won ? pal.good : pal.bad, fontStyle: 'bold',
+      fontFamily: L.font, fontSize: '40px', color: pal.accent, fontStyle: 'bold',
     }).setOrigin(0.5), room / L.pulse, L.headH / L.pulse, L.headMin);
     this.tweens.add({ targets: head, scale: L.pulse, duration: L.pulseMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
     fitText(this.add.text(L.cx, L.msgY, fillText(won ? theme.texts.win : theme.texts.lose, vars), {
-      fontFamily: L.font, fontSize: '22px', color: pal.text, align: 'center', wordWrap: { width: room },
+      fontFamily: L.font, fontSize: '22px', color: outcome, align: 'center', wordWrap: { width: room },
     }).setOrigin(0.5), room, L.msgH);
 
     const lines = [`${vars.money} / ${vars.goal}   ·   served: ${state.ordersDone}`];
