@@ -19,6 +19,7 @@ from tests.fixtures.fixture_games import install_game
 from tier2.browser import GameSession
 from tier2.browser.session import SERVED_ORIGIN
 from tier2.packs import load_pack
+from tier2.packs.offline import contrast
 from tier2.settings.loader import LegibilityPolicy, Policy
 from tier2.toolchain import run_build
 from tier2.validators import ValidationRunner
@@ -99,11 +100,20 @@ async def test_template_passes_on_every_screen_with_the_longest_names(
     assert next(s for s in screens if s["screen"] == "02-play")["shown"] >= 40  # HUD, order, 9 items, buttons
 
 
+#: a brief whose offline palette has its `bad` ink at 2.8:1 on the panel (palette_for only guarantees it on the
+#: background): the lost card must not draw it on its panel band
+LOW_BAD_ON_PANEL = "a cozy bakery tycoon: bake bread and cakes"
+
+
+@pytest.mark.parametrize("brief", [LONGEST[0], LOW_BAD_ON_PANEL], ids=["longest", "bad-on-panel"])
 async def test_template_game_over_screens_are_legible_with_the_longest_names(
-        pool, pack, template_copy: Path) -> None:
+        brief: str, pool, pack, template_copy: Path) -> None:
     """The probe's plays end on the Play scene; the GameOver card (won, and lost with the longest reason) is
     reached here by ending the day through the game's own state."""
-    project = _themed(template_copy, LONGEST[0])
+    if brief == LOW_BAD_ON_PANEL:
+        pal = _SHOP.build_tables(brief)["theme.json"]["palette"]
+        assert contrast(pal["bad"], pal["panel"]) < 3, "the brief no longer makes the palette this test needs"
+    project = _themed(template_copy, brief)
     assert (await run_build(pack, project, timeout_s=60)).ok
     for outcome in ("won", "lost"):
         async with GameSession(pool, SERVED_ORIGIN + "dist/index.html", serve_root=project, force_canvas=True) as s:

@@ -22,7 +22,8 @@ _HEX = "^#[0-9a-fA-F]{6}$"
 
 
 def shape(schema: dict[str, Any], depth: int = 0) -> str:
-    """A compact one-line shape of a JSON Schema: ``{title, palette: {background: #rrggbb}, items: [{id, n}]}``."""
+    """A compact one-line shape of a JSON Schema: ``{title, palette: {background: #rrggbb}, items: [{id, n}]}``;
+    properties marked ``deprecated`` are left out."""
     if depth > 6:
         return "…"
     if "enum" in schema:
@@ -31,7 +32,9 @@ def shape(schema: dict[str, Any], depth: int = 0) -> str:
         return repr(schema["const"])
     kind = schema.get("type")
     if kind == "object":
-        props: dict[str, Any] = schema.get("properties", {})
+        # a deprecated property is still accepted (old games carry it) but never shown: writers must not write it
+        props = {k: v for k, v in schema.get("properties", {}).items()
+                 if not (isinstance(v, dict) and v.get("deprecated") is True)}
         required = set(schema.get("required", []))
         parts = [f"{k}{'' if k in required else '?'}{_field(v, depth)}" for k, v in props.items()]
         extra = schema.get("additionalProperties")

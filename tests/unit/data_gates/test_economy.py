@@ -84,10 +84,12 @@ def test_template_economy_profit_loss_and_start(tables: dict) -> None:
 
 
 def test_sell_prices_are_not_income(tables: dict) -> None:
-    """state.js has no sell action: only order rewards pay, so huge sell prices cannot rescue losing orders."""
+    """No sell action: only order rewards pay, so huge sell prices (the template no longer has them; older tier2
+    games carry them) cannot rescue losing orders."""
+    assert "sell" not in tables["prices.json"]
     for o in tables["orders.json"]["orders"]:
         o["reward"] = 1
-    tables["prices.json"]["sell"] = {k: 1000 for k in tables["prices.json"]["sell"]}
+    tables["prices.json"]["sell"] = {it["id"]: 1000 for it in tables["items.json"]["items"] if it["kind"] == "product"}
     r = check_economy(economy_from_tier2_tables(tables))
     assert not r.passed
     assert any(m.startswith("no profitable strategy") for m in error_messages(r))

@@ -17,9 +17,11 @@ import pytest
 
 from tier2.packs import load_pack
 from tier2.packs.offline import contrast
+from tier2.validators.data.pack_checks import schema_gate
 
 ROOT = Path(__file__).resolve().parents[3]
-_SHOP = load_pack(ROOT / "capability_packs", "phaser").genre("shop").module("builder")
+_GENRE = load_pack(ROOT / "capability_packs", "phaser").genre("shop")
+_SHOP = _GENRE.module("builder")
 assert _SHOP is not None
 ORDER_PACE_MS, TABLE_NAMES = _SHOP.ORDER_PACE_MS, _SHOP.TABLE_NAMES
 derive_game, load_lexicon, order_cost, validate_tables = (_SHOP.derive_game, _SHOP.load_lexicon, _SHOP.order_cost,
@@ -118,9 +120,12 @@ def test_tables_are_json_and_complete():
     assert set(theme) == {"title", "subtitle", "shop_name", "currency", "customer_noun", "craft_verb", "palette",
                           "texts"}
     assert set(theme["palette"]) == {"background", "panel", "accent", "text", "good", "bad"}
-    assert set(theme["texts"]) == {"start_hint", "controls_hint", "order_prompt", "win", "lose"}
+    # only what the template reads: no typed controls hint (built from the action table), no sell prices (no sell
+    # action), no max_orders_missed (no rule used it)
+    assert set(theme["texts"]) == {"start_hint", "order_prompt", "win", "lose"}
     assert {"{customer}", "{qty}", "{item}"} <= set(re.findall(r"\{\w+\}", theme["texts"]["order_prompt"]))
-    assert set(t["economy.json"]) == {"start_money", "goal_money", "day_length_ms", "max_orders_missed"}
+    assert set(t["economy.json"]) == {"start_money", "goal_money", "day_length_ms"}
+    assert set(t["prices.json"]) == {"buy"}
 
 
 def test_deterministic_in_process_and_across_hash_seeds():
@@ -169,7 +174,6 @@ def test_potion_brief_uses_potion_words():
     assert "Herbs" in names
     assert any("Potion" in n for n in names)
     assert all(r["id"].startswith("brew_") for r in t["recipes.json"]["recipes"])
-    assert "brew" in theme["texts"]["controls_hint"]
 
 
 def test_bakery_brief_uses_bakery_words():
@@ -210,10 +214,10 @@ def test_invariants_hold_for_every_brief(brief):
     assert sorted(r["output"]["item"] for r in recipes) == sorted(products)
     assert 6 <= len(orders) <= 8 and {o["item"] for o in orders} == set(products)
     assert all(o["qty"] in (1, 2) and o["customer"].strip() for o in orders)
-    assert list(prices["buy"]) == raws and sorted(prices["sell"]) == sorted(products)
+    assert list(prices) == ["buy"] and list(prices["buy"]) == raws
 
     # Integers only.
-    numbers = [*prices["buy"].values(), *prices["sell"].values(), *eco.values(), *(o["reward"] for o in orders)]
+    numbers = [*prices["buy"].values(), *eco.values(), *(o["reward"] for o in orders)]
     assert all(type(n) is int for n in numbers)
 
     # Economy: profitable path, no soft-lock, reachable goal, losing path.
@@ -309,7 +313,8 @@ def test_validate_catches_missing_start_money():
     (lambda t: t["recipes.json"]["recipes"][1]["inputs"].append({"item": "ghost", "qty": 1}), "'ghost'"),
     (lambda t: t["recipes.json"]["recipes"][0]["output"].update(item="herbs"), "must be a product"),
     (lambda t: t["prices.json"]["buy"].pop("herbs"), "buy.herbs: missing price"),
-    (lambda t: t["prices.json"]["sell"].update(herbs=3), "sell.herbs: not a product"),
+    (lambda t: t["prices.json"]["buy"].update(potion_x=3), "buy.potion_x: not a raw item id"),
+    (lambda t: t["prices.json"].pop("buy"), "prices.json buy: missing"),
     (lambda t: t["prices.json"]["buy"].update(herbs=0), "buy.herbs: price must be a number > 0"),
     (lambda t: t["theme.json"]["palette"].update(text="white"), "palette.text"),
     (lambda t: t["theme.json"]["texts"].pop("lose"), "texts.lose"),
@@ -339,9 +344,48 @@ def test_validate_never_crashes_on_garbage():
                                      {"name": "no id"}, {"name": "no id either", "inputs": {}}]
     t["orders.json"]["orders"] += [{"id": "o99", "item": ["x"], "qty": True, "reward": float("nan")}]
     t["prices.json"]["buy"]["herbs"] = "cheap"
-    t["economy.json"].update(start_money="10", day_length_ms=float("inf"), max_orders_missed=None)
+    t["economy.json"].update(start_money="10", day_length_ms=float("inf"))
     problems = validate_tables(t)
     assert len(problems) >= 10 and all(isinstance(p, str) for p in problems)
+
+
+def _deprecated(schema: dict, at: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    """Paths of the properties a schema marks ``deprecated`` (accepted from old games, never written)."""
+    out: set[tuple[str, ...]] = set()
+    for key, sub in schema.get("properties", {}).items():
+        out |= {(*at, key)} if sub.get("deprecated") else _deprecated(sub, (*at, key))
+    return out
+
+
+def _has(table: dict, path: tuple[str, ...]) -> bool:
+    return len(path) == 1 and path[0] in table or path[0] in table and _has(table[path[0]], path[1:])
+
+
+def test_tables_match_the_schemas_and_carry_no_legacy_field():
+    legacy = {name: _deprecated(_GENRE.schemas[name]) for name in TABLE_NAMES}
+    assert legacy == {"theme.json": {("texts", "controls_hint")}, "items.json": set(), "recipes.json": set(),
+                      "orders.json": set(), "prices.json": {("sell",)}, "economy.json": {("max_orders_missed",)}}
+    data = ROOT / "capability_packs" / "phaser" / "genres" / "shop" / "template" / "data"
+    template = {name: json.loads((data / name).read_text(encoding="utf-8")) for name in TABLE_NAMES}
+    for t in [template, *(derive_game(b) for b in [POTION, BAKERY, *EDGE_BRIEFS])]:
+        gate = schema_gate(_GENRE, t)
+        assert gate.passed, [f.message for f in gate.findings]
+        assert not [(n, p) for n, paths in legacy.items() for p in paths if _has(t[n], p)]
+
+
+def test_contract_1_tables_with_the_legacy_fields_still_match_the_schemas():
+    """Shop games written before the genre kit carry a typed controls hint, sell prices and max_orders_missed (their
+    own state.js requires them): the schemas still accept them, so those games keep validating."""
+    t = copy.deepcopy(derive_game(POTION))
+    t["theme.json"]["texts"]["controls_hint"] = "1-4 buy  ·  Q W E brew  ·  Space/Enter deliver  ·  Esc close shop"
+    t["prices.json"]["sell"] = {p["id"]: 9 for p in t["items.json"]["items"] if p["kind"] == "product"}
+    t["economy.json"]["max_orders_missed"] = 3
+    assert schema_gate(_GENRE, t).passed
+    assert validate_tables(t) == []
+    t["economy.json"]["max_orders_missed"] = -1  # still typed: a broken legacy field is a schema problem
+    t["prices.json"]["sell"] = {"herbs": "nine"}
+    gate = schema_gate(_GENRE, t)
+    assert not gate.passed and len(gate.findings) == 2
 
 
 def test_template_tables_pass():

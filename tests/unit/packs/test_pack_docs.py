@@ -46,3 +46,14 @@ def test_shapes() -> None:
         "a": {"type": "string"}, "b": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 0}},
         "c": {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}, "d": {"enum": ["x", "y"]}}}
     assert shape(s) == '{a, b?: [int ≥0] (≥1), c?: #rrggbb, d?: "x"|"y"}'
+    s["properties"]["e"] = {"type": "integer", "deprecated": True}  # accepted from old data, never documented
+    s["properties"]["f"] = {"type": "object", "properties": {"g": {"type": "string", "deprecated": True},
+                                                            "h": {"type": "boolean", "deprecated": False}}}
+    assert shape(s) == '{a, b?: [int ≥0] (≥1), c?: #rrggbb, d?: "x"|"y", f?: {h?: bool}}'
+
+
+def test_the_skill_never_shows_a_deprecated_field(pack: Pack) -> None:
+    text = (pack.skills_root / TABLES_SKILL / "SKILL.md").read_text()
+    shop = text.split("### shop — ", 1)[1].split("\n### ", 1)[0]
+    for legacy in ("controls_hint", "sell?", "max_orders_missed"):
+        assert legacy not in shop, legacy

@@ -19,8 +19,8 @@ def _num(v: Any) -> float | None:
 def economy_from_tier2_tables(tables: dict[str, Any]) -> EconomyModel:
     """A tier2 game (docs/game-contract.md): raws bought at ``prices.buy``, recipes convert, orders are a queue.
 
-    ``prices.sell`` is left out on purpose: ``src/state.js`` has no sell action (the price is only shown), so the
-    only income is order rewards, served in order and cycling.
+    ``prices.sell`` (older tier2 games carry it; today's template has none) is left out on purpose: there is no
+    sell action (the price was only shown), so the only income is order rewards, served in order and cycling.
     """
     graph = from_tier2_tables(tables)
     buy = table(tables, "prices").get("buy")

@@ -4,6 +4,8 @@ No network, no LLM: the domain comes from keywords in ``lexicon.yaml``, every ot
 seeded with sha256 of the normalised brief (same brief → byte-identical tables). The economy is computed: every order
 is profitable, the start money covers the order queue, the goal is reachable within the day at ~2.5 s per order, and
 raw items are never free. ``validate_tables`` reports dangling references, missing keys and broken invariants.
+The tables hold only what the template reads: no sell prices (there is no sell action: a product's internal value
+only sizes its orders' rewards) and no controls hint (the game builds it from its action table).
 """
 
 from __future__ import annotations
@@ -31,13 +33,12 @@ __all__ = ["ORDER_PACE_MS", "TABLE_NAMES", "build_tables", "derive_game", "load_
 
 TABLE_NAMES = ("theme.json", "items.json", "recipes.json", "orders.json", "prices.json", "economy.json")
 ORDER_PACE_MS = 2500  # assumed play time per delivered order when checking that the goal is reachable
-CRAFT_KEYS = "QWERTYUIO"
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _THEME_KEYS = ("title", "subtitle", "shop_name", "currency", "customer_noun", "craft_verb")
 _PALETTE_KEYS = ("background", "panel", "accent", "text", "good", "bad")
-_TEXT_KEYS = ("start_hint", "controls_hint", "order_prompt", "win", "lose")
-_ECONOMY_KEYS = ("start_money", "goal_money", "day_length_ms", "max_orders_missed")
+_TEXT_KEYS = ("start_hint", "order_prompt", "win", "lose")
+_ECONOMY_KEYS = ("start_money", "goal_money", "day_length_ms")
 
 
 @cache
@@ -155,7 +156,7 @@ def derive_game(brief: str) -> dict[str, dict[str, Any]]:
     mods = {it["id"]: entry[1] for it, entry in zip(items, raw_entries, strict=True)}
     prices_buy = {rid: rng.randint(1, 5) * scale + rng.randint(0, scale - 1) for rid in raw_ids}
     recipes: list[dict[str, Any]] = []
-    prices_sell: dict[str, int] = {}
+    value: dict[str, int] = {}  # a product's worth per unit: sizes its orders' rewards (never emitted)
     used_mods: set[str] = set()
     for (base, colour), plan in zip(product_entries, _recipes(raw_ids, len(product_entries), rng), strict=True):
         mod = next((mods[r] for r, _ in reversed(plan) if mods[r] not in used_mods), mods[plan[-1][0]])
@@ -169,11 +170,11 @@ def derive_game(brief: str) -> dict[str, dict[str, Any]]:
         recipes.append({"id": f"{_slug(verb) or 'craft'}_{pid}", "name": name,
                         "inputs": [{"item": r, "qty": q} for r, q in plan], "output": {"item": pid, "qty": out_qty}})
         batch = sum(prices_buy[r] * q for r, q in plan)
-        prices_sell[pid] = math.ceil(batch * rng.randint(170, 250) / (100 * out_qty)) + 1
+        value[pid] = math.ceil(batch * rng.randint(170, 250) / (100 * out_qty)) + 1
 
     # Orders: every product at least once, the single-input starter product first.
     tables: dict[str, dict[str, Any]] = {"items.json": {"items": items}, "recipes.json": {"recipes": recipes},
-              "prices.json": {"buy": prices_buy, "sell": prices_sell}}
+              "prices.json": {"buy": prices_buy}}
     product_ids = [r["output"]["item"] for r in recipes]
     picks = product_ids[1:] + rng.choices(product_ids, k=rng.randint(6, 8) - len(product_ids))
     rng.shuffle(picks)
@@ -183,7 +184,7 @@ def derive_game(brief: str) -> dict[str, dict[str, Any]]:
     for i, pid in enumerate([product_ids[0], *picks]):
         qty = rng.randint(1, 2)
         cost = order_cost(tables, pid, qty) or 0
-        reward = max(prices_sell[pid] * qty + rng.randint(0, 3) * scale, cost + 2 * scale)
+        reward = max(value[pid] * qty + rng.randint(0, 3) * scale, cost + 2 * scale)
         orders.append({"id": f"o{i + 1}", "customer": customers[i % len(customers)], "item": pid, "qty": qty,
                        "reward": reward})
         costs.append(cost)
@@ -199,16 +200,14 @@ def derive_game(brief: str) -> dict[str, dict[str, Any]]:
         gained += profits[n_needed % len(profits)]
         n_needed += 1
     day_ms = max(90_000, 15_000 * math.ceil(n_needed * rng.randint(8000, 11_000) / 15_000))
-    economy = {"start_money": start, "goal_money": goal, "day_length_ms": day_ms,
-               "max_orders_missed": rng.randint(2, 4)}
+    economy = {"start_money": start, "goal_money": goal, "day_length_ms": day_ms}
 
     theme: dict[str, Any] = {
         "title": title, "subtitle": _subtitle(brief, dom["genre"], lex), "shop_name": shop_name,
         "currency": rng.choice(dom["currency"]), "customer_noun": customer_noun, "craft_verb": verb,
         "palette": _palette(hue + rng.randint(-18, 18), rng),
     }
-    fill = {"shop_name": shop_name, "n_raw": len(raw_ids), "craft_keys": " ".join(CRAFT_KEYS[: len(recipes)]),
-            "verb": verb.lower(), "win": dom["win"], "lose": dom["lose"]}
+    fill = {"shop_name": shop_name, "win": dom["win"], "lose": dom["lose"]}
     theme["texts"] = {k: rng.choice(lex["order_prompts"]) if k == "order_prompt" else lex["texts"][k].format(**fill)
                       for k in _TEXT_KEYS}
     tables |= {"theme.json": theme, "orders.json": {"orders": orders}, "economy.json": economy}
@@ -285,8 +284,6 @@ def _economy_problems(tables: dict[str, Any]) -> list[str]:
         (start < 0, "economy.json start_money: must be >= 0"),
         (goal <= start, f"economy.json goal_money: {goal} must be greater than start_money {start}"),
         (day <= 0, "economy.json day_length_ms: must be > 0"),
-        (not isinstance(eco["max_orders_missed"], int) or eco["max_orders_missed"] < 0,
-         "economy.json max_orders_missed: must be an integer >= 0"),
         (start < min(buy.values()), f"economy.json start_money: {start} cannot buy the cheapest raw item"),
     ) if bad]
     if p:
@@ -327,7 +324,6 @@ def validate_tables(tables: dict[str, dict]) -> list[str]:
         if iid:
             by_id.setdefault(iid, it)
     raws = [k for k, it in by_id.items() if it.get("kind") == "raw"]
-    products = [k for k, it in by_id.items() if it.get("kind") == "product"]
     p += [f"items.json items: needs 1-9 raw items (keys 1..9), has {len(raws)}"] * (not 1 <= len(raws) <= 9)
     recipes = _rows(tables, "recipes.json", "recipes", p)
     p += ["recipes.json recipes: at most 9 recipes (keys Q..O)"] * (len(recipes) > 9)
@@ -344,15 +340,14 @@ def validate_tables(tables: dict[str, dict]) -> list[str]:
     for i, o in orders:
         p += _need(o, f"orders.json orders[{i}].", {"id": "str", "customer": "str", "reward": "num"})
         p += _ref(o, f"orders.json orders[{i}]", by_id, kind="product")
-    for side, ids, what in (("buy", raws, "raw item"), ("sell", products, "product")):
-        table = tables["prices.json"].get(side)
-        if not isinstance(table, dict):
-            p.append(f"prices.json {side}: missing or not an object")
-            continue
-        p += [f"prices.json {side}.{k}: not a {what} id" for k in table if k not in ids]
-        p += [f"prices.json {side}.{k}: missing price" for k in ids if k not in table]
-        p += [f"prices.json {side}.{k}: price must be a number > 0 (free items leave no way to go broke)"
-              for k, v in table.items() if not _num(v) or v <= 0]
+    buy = tables["prices.json"].get("buy")
+    if isinstance(buy, dict):
+        p += [f"prices.json buy.{k}: not a raw item id" for k in buy if k not in raws]
+        p += [f"prices.json buy.{k}: missing price" for k in raws if k not in buy]
+        p += [f"prices.json buy.{k}: price must be a number > 0 (free items leave no way to go broke)"
+              for k, v in buy.items() if not _num(v) or v <= 0]
+    else:
+        p.append("prices.json buy: missing or not an object")
     p += _need(tables["economy.json"], "economy.json ", dict.fromkeys(_ECONOMY_KEYS, "num"))
     p += [f"orders.json orders[{i}].reward: must be >= 0" for i, o in orders if _num(o.get("reward"))
           and o["reward"] < 0]

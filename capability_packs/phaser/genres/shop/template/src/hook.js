@@ -1,25 +1,13 @@
 // window.__TIER2__: the test hook of contract 2 (see the pack's docs/genre-kit.md). Never add other hooks.
 import Phaser from 'phaser';
-import { snapshot, controlsFor } from './state.js';
+import { snapshot, controlsFor, actionsFor } from './state.js';
 
 const SCENE_KEYS = ['Boot', 'Preload', 'Menu', 'Play', 'GameOver'];
 const FRAME_MS = 1000 / 60;
 
-// The action vocabulary the validator plays with: one entry per control, keys as KeyboardEvent.code names.
-function actionsFor(controls) {
-  const out = {
-    start: { keys: controls.start, label: 'start' },
-    deliver: { keys: controls.deliver, label: 'deliver the current order' },
-    abandon: { keys: controls.abandon, label: 'abandon' },
-  };
-  for (const [id, key] of Object.entries(controls.buy)) out[`buy_${id}`] = { keys: [key], label: `buy ${id}` };
-  for (const [id, key] of Object.entries(controls.craft)) out[`craft_${id}`] = { keys: [key], label: `craft ${id}` };
-  return out;
-}
-
 export function installHook(game, tables) {
   const controls = controlsFor(tables);
-  const actions = actionsFor(controls);
+  const actions = actionsFor(tables);
 
   function scene() {
     const mgr = game.scene;

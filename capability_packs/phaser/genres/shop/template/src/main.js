@@ -30,6 +30,7 @@ const game = new Phaser.Game({
   height: 600,
   parent: 'game',
   backgroundColor: theme.palette.background,
+  scale: { mode: Phaser.Scale.FIT, autoCenter: Phaser.Scale.CENTER_BOTH },
   render: { preserveDrawingBuffer: true },
   seed: ['tier2'],
   banner: false,

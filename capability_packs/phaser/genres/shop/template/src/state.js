@@ -32,7 +32,7 @@ function validateTheme(theme) {
     need(HEX.test(String(theme.palette[k])), f, `palette.${k}`, 'missing or not a #rrggbb colour');
   }
   need(isObj(theme.texts), f, 'texts', 'missing or not an object');
-  for (const k of ['start_hint', 'controls_hint', 'order_prompt', 'win', 'lose']) {
+  for (const k of ['start_hint', 'order_prompt', 'win', 'lose']) {
     need(isStr(theme.texts[k]), f, `texts.${k}`, 'missing or not a non-empty string');
   }
 }
@@ -106,7 +106,6 @@ function validatePrices(prices, byId) {
   const f = 'prices.json';
   need(isObj(prices), f, '(root)', 'missing or not an object');
   need(isObj(prices.buy), f, 'buy', 'missing or not an object');
-  need(isObj(prices.sell), f, 'sell', 'missing or not an object');
   for (const [id, p] of Object.entries(prices.buy)) {
     needItem(byId, f, `buy.${id}`, id);
     need(byId.get(id).kind === 'raw', f, `buy.${id}`, 'only raw items can be bought');
@@ -115,23 +114,17 @@ function validatePrices(prices, byId) {
   for (const it of byId.values()) {
     if (it.kind === 'raw') need(prices.buy[it.id] !== undefined, f, `buy.${it.id}`, 'missing price for raw item');
   }
-  for (const [id, p] of Object.entries(prices.sell)) {
-    needItem(byId, f, `sell.${id}`, id);
-    need(byId.get(id).kind === 'product', f, `sell.${id}`, 'only products have a sell price');
-    need(isNum(p) && p >= 0, f, `sell.${id}`, 'price must be a number >= 0');
-  }
 }
 
 function validateEconomy(eco, prices) {
   const f = 'economy.json';
   need(isObj(eco), f, '(root)', 'missing or not an object');
-  for (const k of ['start_money', 'goal_money', 'day_length_ms', 'max_orders_missed']) {
+  for (const k of ['start_money', 'goal_money', 'day_length_ms']) {
     need(isNum(eco[k]), f, k, 'missing or not a number');
   }
   need(eco.start_money >= 0, f, 'start_money', 'must be >= 0');
   need(eco.goal_money > eco.start_money, f, 'goal_money', 'must be greater than start_money');
   need(eco.day_length_ms > 0, f, 'day_length_ms', 'must be > 0');
-  need(Number.isInteger(eco.max_orders_missed) && eco.max_orders_missed >= 0, f, 'max_orders_missed', 'must be an integer >= 0');
   const cheapest = Math.min(...Object.values(prices.buy));
   need(eco.start_money >= cheapest, f, 'start_money', `${eco.start_money} cannot buy even the cheapest raw item (${cheapest})`);
 }
@@ -159,6 +152,53 @@ export function controlsFor(tables) {
   tables.recipes.recipes.forEach((r, i) => { craft[r.id] = CRAFT_KEYS[i]; });
   return { start: [...START_KEYS], buy, craft, deliver: [...DELIVER_KEYS], abandon: [...ABANDON_KEYS] };
 }
+
+// The action vocabulary reported by __TIER2__.actions() (contract 2): one entry per control, keys as
+// KeyboardEvent.code names, labels in the theme's words (its craft verb).
+export function actionsFor(tables) {
+  const c = controlsFor(tables);
+  const verb = tables.theme.craft_verb.toLowerCase();
+  const out = {
+    start: { keys: c.start, label: 'start' },
+    deliver: { keys: c.deliver, label: 'deliver' },
+    abandon: { keys: c.abandon, label: 'close the shop' },
+  };
+  for (const it of rawItems(tables)) out[`buy_${it.id}`] = { keys: [c.buy[it.id]], label: `buy ${it.name}` };
+  for (const r of tables.recipes.recipes) out[`craft_${r.id}`] = { keys: [c.craft[r.id]], label: `${verb} ${r.name}` };
+  return out;
+}
+
+const KEY_NAMES = { Escape: 'Esc' };
+// "Digit1" → "1", "KeyQ" → "Q", "Escape" → "Esc": how a key is named on screen.
+export const keyName = (code) => KEY_NAMES[code] || code.replace(/^Digit/, '').replace(/^Key/, '');
+const keyList = (keys) => keys.map(keyName).join('/');
+// "1-4", "Q W E": the keys of a group of actions, a range when they are consecutive digits.
+function keyGroup(keys) {
+  const names = keys.map(keyName);
+  const digits = names.every((n) => /^\d$/.test(n)) && names.every((n, i) => i === 0 || +n === +names[i - 1] + 1);
+  return digits && names.length > 1 ? `${names[0]}-${names[names.length - 1]}` : names.join(' ');
+}
+
+// "1-4 buy  ·  Q W E bake  ·  Space/Enter deliver  ·  Esc close the shop": the controls hint, built from the
+// action table and the theme's craft verb (never typed by hand).
+export function controlsHint(tables) {
+  const acts = actionsFor(tables);
+  const group = (prefix) => Object.keys(acts).filter((a) => a.startsWith(prefix)).map((a) => acts[a].keys[0]);
+  const parts = [];
+  const buys = group('buy_');
+  const crafts = group('craft_');
+  if (buys.length) parts.push(`${keyGroup(buys)} buy`);
+  if (crafts.length) parts.push(`${keyGroup(crafts)} ${tables.theme.craft_verb.toLowerCase()}`);
+  for (const a of ['deliver', 'abandon']) parts.push(`${keyList(acts[a].keys)} ${acts[a].label}`);
+  return parts.join('  ·  ');
+}
+
+// "Space / Enter or click: back to the menu": the start keys named from START_KEYS.
+export const startKeysText = () => START_KEYS.map(keyName).join(' / ');
+
+// The key names of an input event as the controls name them (the numpad counts as the main keys).
+export const eventCode = (ev) => ev.code.replace(/^Numpad(\d)$/, 'Digit$1').replace('NumpadEnter', 'Enter');
+export const isStartKey = (ev) => !ev.repeat && START_KEYS.includes(eventCode(ev));
 
 export function createState(tables) {
   const inventory = {};
@@ -193,12 +233,18 @@ export function canDeliver(state) {
   return !!o && (state.inventory[o.item] || 0) >= o.qty;
 }
 
+// How many of `itemId` the current order asks for (0 when it asks for another item): the inventory marks it.
+export function orderNeeds(state, itemId) {
+  const o = currentOrder(state);
+  return o && o.item === itemId ? o.qty : 0;
+}
+
 export function canAfford(state, itemId) {
   const p = state.tables.prices.buy[itemId];
   return p !== undefined && state.money >= p;
 }
 
-// "Stuck": cannot afford the cheapest raw item, nothing is craftable and the order cannot be delivered.
+// "Stuck" (bankrupt): cannot afford the cheapest raw item, nothing is craftable and the order cannot be delivered.
 export function isStuck(state) {
   const cheapest = Math.min(...Object.values(state.tables.prices.buy));
   if (state.money >= cheapest) return false;

@@ -1,6 +1,7 @@
-// GameOver: shows theme.texts.win / theme.texts.lose and the final numbers. Space/Enter/click → Menu.
+// GameOver: shows theme.texts.win / theme.texts.lose and the final numbers.
+// A start key (START_KEYS) or a click → Menu.
 import Phaser from 'phaser';
-import { hexToInt, formatMoney, fillText } from '../state.js';
+import { hexToInt, formatMoney, fillText, isStartKey, startKeysText } from '../state.js';
 import { fitText } from './Play.js';
 
 const LAYOUT = {
@@ -8,7 +9,7 @@ const LAYOUT = {
   pulse: 1.06, pulseMs: 500, font: 'Trebuchet MS, Verdana, sans-serif', margin: 60, headH: 56, msgH: 60, statsH: 48,
   headMin: 20,
 };
-const REASONS = { day_over: 'The day is over.', bankrupt: 'Out of money and nothing left to sell.' };
+const REASONS = { day_over: 'The day is over.', bankrupt: 'Out of money, with nothing left to craft or deliver.' };
 
 export default class GameOver extends Phaser.Scene {
   constructor() {
@@ -31,13 +32,16 @@ export default class GameOver extends Phaser.Scene {
     g.fillStyle(hexToInt(pal.panel), 1).fillRect(left, top, L.card.w, L.band);
     g.lineStyle(4, hexToInt(won ? pal.good : pal.bad), 1).strokeRect(left, top, L.card.w, L.card.h);
     // Every text is fitted to the card (a smaller font, then an ellipsis); the heading leaves room for its pulse.
+    // Colours where the palette guarantees their contrast (offline palette_for): the accent on the panel band,
+    // good/bad (the outcome) on the background.
     const room = L.card.w - L.margin;
+    const outcome = won ? pal.good : pal.bad;
     const head = fitText(this.add.text(L.cx, L.headY, theme.shop_name, {
-      fontFamily: L.font, fontSize: '40px', color: won ? pal.good : pal.bad, fontStyle: 'bold',
+      fontFamily: L.font, fontSize: '40px', color: pal.accent, fontStyle: 'bold',
     }).setOrigin(0.5), room / L.pulse, L.headH / L.pulse, L.headMin);
     this.tweens.add({ targets: head, scale: L.pulse, duration: L.pulseMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
     fitText(this.add.text(L.cx, L.msgY, fillText(won ? theme.texts.win : theme.texts.lose, vars), {
-      fontFamily: L.font, fontSize: '22px', color: pal.text, align: 'center', wordWrap: { width: room },
+      fontFamily: L.font, fontSize: '22px', color: outcome, align: 'center', wordWrap: { width: room },
     }).setOrigin(0.5), room, L.msgH);
 
     const lines = [`${vars.money} / ${vars.goal}   ·   served: ${state.ordersDone}`];
@@ -45,12 +49,12 @@ export default class GameOver extends Phaser.Scene {
     fitText(this.add.text(L.cx, L.statsY, lines.join('\n'), {
       fontFamily: L.font, fontSize: '18px', color: pal.accent, align: 'center',
     }).setOrigin(0.5), room, L.statsH);
-    this.add.text(L.cx, L.hintY, 'Space / Enter / click: back to the menu', {
+    this.add.text(L.cx, L.hintY, `${startKeysText()} or click: back to the menu`, {
       fontFamily: L.font, fontSize: '16px', color: pal.text,
     }).setOrigin(0.5).setAlpha(0.8);
 
     this.input.keyboard.on('keydown', (ev) => {
-      if (!ev.repeat && (ev.code === 'Space' || ev.code === 'Enter' || ev.code === 'NumpadEnter')) this.leave();
+      if (isStartKey(ev)) this.leave();
     });
     this.input.on('pointerdown', () => this.leave());
   }

@@ -1,6 +1,7 @@
-// Menu: title, subtitle and start hint from theme.json. Space, Enter or a click starts Play.
+// Menu: title, subtitle and start hint from theme.json, the controls hint built from the action table.
+// A start key (START_KEYS) or a click starts Play.
 import Phaser from 'phaser';
-import { hexToInt } from '../state.js';
+import { hexToInt, controlsHint, isStartKey } from '../state.js';
 import { fitText } from './Play.js';
 
 const LAYOUT = {
@@ -16,7 +17,8 @@ export default class Menu extends Phaser.Scene {
   }
 
   create() {
-    const { theme, items } = this.registry.get('tables');
+    const tables = this.registry.get('tables');
+    const { theme, items } = tables;
     const pal = theme.palette;
     const L = LAYOUT;
     this.started = false;
@@ -51,12 +53,12 @@ export default class Menu extends Phaser.Scene {
     }).setOrigin(0.5);
     fitText(hint, room, L.hintH);
     this.tweens.add({ targets: hint, alpha: 0.35, duration: L.blinkMs, yoyo: true, repeat: -1 });
-    fitText(this.add.text(L.cx, L.controlsY, theme.texts.controls_hint, {
+    fitText(this.add.text(L.cx, L.controlsY, controlsHint(tables), {
       fontFamily: L.font, fontSize: '16px', color: pal.text, align: 'center', wordWrap: { width: room },
     }).setOrigin(0.5).setAlpha(0.85), room, L.controlsH);
 
     this.input.keyboard.on('keydown', (ev) => {
-      if (!ev.repeat && (ev.code === 'Space' || ev.code === 'Enter' || ev.code === 'NumpadEnter')) this.begin();
+      if (isStartKey(ev)) this.begin();
     });
     this.input.on('pointerdown', () => this.begin());
   }

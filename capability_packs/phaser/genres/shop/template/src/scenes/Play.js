@@ -9,7 +9,8 @@ import Phaser from 'phaser';
 import { CUSTOMER_COLOURS } from './Preload.js';
 import {
   createState, buy, craft, deliver, tick, abandon, currentOrder, remainingMs, canCraft, canDeliver, canAfford,
-  controlsFor, rawItems, itemById, formatMoney, fillText, hexToInt, DELIVER_KEYS, ABANDON_KEYS,
+  controlsFor, controlsHint, rawItems, itemById, orderNeeds, formatMoney, fillText, hexToInt, keyName, eventCode,
+  START_KEYS, DELIVER_KEYS, ABANDON_KEYS,
 } from '../state.js';
 
 const LAYOUT = {
@@ -32,7 +33,8 @@ const LAYOUT = {
   feedbackY: 566, hintY: 588, hintAlpha: 0.75, noteAlpha: 0.75, zeroAlpha: 0.65, flash: 1.3,
   bob: 6, bobMs: 600, clockWarn: 0.2, feedbackMs: 1800, coinMs: 650, enterMs: 320, dimFrame: 0.35, dimText: 0.7,
 };
-const keyLabel = (code) => code.replace(/^Digit/, '').replace(/^Key/, '');
+
+const wantedNote = (qty) => `order × ${qty}`;
 
 // Fit a text into maxW x maxH: a smaller font (never below minPx), then cut with an ellipsis. Shared by the scenes.
 export function fitText(t, maxW, maxH = Infinity, minPx = LAYOUT.fs.min) {
@@ -67,7 +69,7 @@ export default class Play extends Phaser.Scene {
     this.buildBuy();
     this.buildCraft();
     const full = LAYOUT.w - 2 * LAYOUT.nameX;
-    fitText(this.txt(LAYOUT.cx, LAYOUT.hintY, this.theme.texts.controls_hint, LAYOUT.fs.hint, this.pal.text)
+    fitText(this.txt(LAYOUT.cx, LAYOUT.hintY, controlsHint(this.tables), LAYOUT.fs.hint, this.pal.text)
       .setOrigin(0.5).setAlpha(LAYOUT.hintAlpha), full);
 
     this.feedback = this.txt(LAYOUT.cx, LAYOUT.feedbackY, '', LAYOUT.fs.feedback, this.pal.text).setOrigin(0.5);
@@ -76,7 +78,10 @@ export default class Play extends Phaser.Scene {
     });
     this.buyKeys = Object.fromEntries(Object.entries(this.ctl.buy).map(([id, code]) => [code, id]));
     this.craftKeys = Object.fromEntries(Object.entries(this.ctl.craft).map(([id, code]) => [code, id]));
-    this.input.keyboard.addCapture('SPACE,ENTER');
+    // the page must not scroll on the start/deliver keys (Space, Enter): capture the ones Phaser names
+    const { KeyCodes } = Phaser.Input.Keyboard;
+    this.input.keyboard.addCapture([...new Set([...START_KEYS, ...DELIVER_KEYS])]
+      .map((code) => KeyCodes[code.toUpperCase()]).filter((k) => k !== undefined));
     this.input.keyboard.on('keydown', (ev) => this.onKey(ev));
     this.refresh();
   }
@@ -178,33 +183,39 @@ export default class Play extends Phaser.Scene {
     this.orderIcon = this.add.image(bx + b.w - iconDx, by + b.h - iconDy, 'spark');
     this.orderQty = this.txt(bx + b.w - iconDx, by + b.h - qtyDy, '', LAYOUT.fs.small, dark, true).setOrigin(0.5);
     const d = LAYOUT.deliverBtn;
-    this.deliverBtn = this.button(r.x + d.dx, r.y + d.dy, d.w, d.h, `[${DELIVER_KEYS[0]}] Deliver`, '', () => this.doDeliver());
+    this.deliverBtn = this.button(r.x + d.dx, r.y + d.dy, d.w, d.h, `[${keyName(DELIVER_KEYS[0])}] Deliver`, '', () => this.doDeliver());
     this.servedText = this.txt(r.x + LAYOUT.inner, r.y + r.h - b.text.footDy, '', LAYOUT.fs.small, this.pal.text);
     this.servedRoom = d.dx - LAYOUT.inner - LAYOUT.gap;
   }
 
+  // One row per item: icon, name, a note and the count. The note names the item's kind, or — for the item the
+  // current order asks for — how many it wants (orderNeeds); its room is the widest note it can show.
   buildInventory() {
     const r = LAYOUT.inventory;
     this.panel(r, 'Inventory');
     const list = this.tables.items.items;
     const rowH = Math.min(LAYOUT.rowMax, (r.h - LAYOUT.headerH - LAYOUT.inner) / list.length);
     const size = (base) => Math.min(base, Math.floor(rowH * LAYOUT.rowFont));
-    const sell = this.tables.prices.sell;
     const countX = r.x + r.w - LAYOUT.nameX;
     const noteRight = countX - LAYOUT.countW - LAYOUT.gap;
     const nameX = r.x + LAYOUT.nameOffX;
+    const most = Math.max(...this.tables.orders.orders.map((o) => o.qty));
+    const probe = this.txt(0, 0, '', size(LAYOUT.fs.note), this.pal.text);
+    const notes = [...list.map((it) => it.kind), wantedNote(most)];
+    const widest = Math.max(...notes.map((s) => probe.setText(s).displayWidth));
+    probe.destroy();
+    this.noteRoom = Math.min(widest, (noteRight - nameX) / 2);
+    this.noteH = rowH;
     this.invRows = {};
     list.forEach((it, i) => {
       const y = r.y + LAYOUT.headerH + rowH * i + rowH / 2;
       const icon = this.add.image(r.x + LAYOUT.iconX, y, `item-${it.id}`);
       icon.setScale((rowH - 4) / icon.height);
-      const worth = sell[it.id] !== undefined ? `worth ${formatMoney(this.theme, sell[it.id])}` : it.kind;
-      const note = fitText(this.txt(noteRight, y, worth, size(LAYOUT.fs.note), this.pal.text).setOrigin(1, 0.5)
-        .setAlpha(LAYOUT.noteAlpha), (noteRight - nameX) / 2, rowH);
+      const note = this.txt(noteRight, y, '', size(LAYOUT.fs.note), this.pal.text).setOrigin(1, 0.5);
       fitText(this.txt(nameX, y, it.name, size(LAYOUT.fs.body), this.pal.text).setOrigin(0, 0.5),
-        noteRight - note.displayWidth - LAYOUT.gap - nameX, rowH);
+        noteRight - this.noteRoom - LAYOUT.gap - nameX, rowH);
       const count = this.txt(countX, y, '0', size(LAYOUT.fs.count), this.pal.accent, true).setOrigin(1, 0.5);
-      this.invRows[it.id] = { icon, count };
+      this.invRows[it.id] = { icon, note, count, kind: it.kind };
     });
   }
 
@@ -220,7 +231,7 @@ export default class Play extends Phaser.Scene {
     this.panel(LAYOUT.buy, 'Buy');
     const items = rawItems(this.tables);
     const btns = this.buttonColumn(LAYOUT.buy, items.map((it) => ({
-      label: `[${keyLabel(this.ctl.buy[it.id])}] ${it.name}`,
+      label: `[${keyName(this.ctl.buy[it.id])}] ${it.name}`,
       extra: formatMoney(this.theme, this.tables.prices.buy[it.id]),
       onPress: () => this.doBuy(it.id),
     })));
@@ -232,7 +243,7 @@ export default class Play extends Phaser.Scene {
     const name = (id) => itemById(this.tables, id).name;
     const recipes = this.tables.recipes.recipes;
     const btns = this.buttonColumn(LAYOUT.craft, recipes.map((r) => ({
-      label: `[${keyLabel(this.ctl.craft[r.id])}] ${r.name}`,
+      label: `[${keyName(this.ctl.craft[r.id])}] ${r.name}`,
       extra: `${r.inputs.map((i) => `${i.qty} ${name(i.item)}`).join(' + ')} → ${r.output.qty} ${name(r.output.item)}`,
       onPress: () => this.doCraft(r.id),
     })), true);
@@ -241,7 +252,7 @@ export default class Play extends Phaser.Scene {
 
   onKey(ev) {
     if (ev.repeat || this.finished) return;
-    const code = ev.code.replace(/^Numpad(\d)$/, 'Digit$1').replace('NumpadEnter', 'Enter');
+    const code = eventCode(ev);
     if (ABANDON_KEYS.includes(code)) this.doAbandon();
     else if (DELIVER_KEYS.includes(code)) this.doDeliver();
     else if (this.buyKeys[code]) this.doBuy(this.buyKeys[code]);
@@ -311,6 +322,9 @@ export default class Play extends Phaser.Scene {
       // an empty row is dimmed but stays readable: the text colour, not the accent, at reduced alpha
       row.count.setText(String(n)).setColor(n > 0 ? this.pal.accent : this.pal.text).setAlpha(n > 0 ? 1 : LAYOUT.zeroAlpha);
       row.icon.setAlpha(n > 0 ? 1 : LAYOUT.zeroAlpha);
+      const wanted = orderNeeds(st, id);
+      this.show(row.note, wanted ? wantedNote(wanted) : row.kind, this.noteRoom, this.noteH)
+        .setColor(wanted ? this.pal.good : this.pal.text).setAlpha(wanted ? 1 : LAYOUT.noteAlpha);
     }
     for (const [id, b] of Object.entries(this.buyBtns)) b.setEnabled(canAfford(st, id));
     for (const r of this.tables.recipes.recipes) this.craftBtns[r.id].setEnabled(canCraft(st, r));
