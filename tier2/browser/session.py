@@ -19,9 +19,9 @@ from urllib.parse import unquote, urlparse
 from playwright.async_api import BrowserContext, ConsoleMessage, FloatRect, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
-from tier2.browser.pool import BrowserPool
+from tier2.browser.pool import SESSION_OPTIONS, BrowserPool
 
-__all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN"]
+__all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN", "served_path", "resolve_served"]
 
 #: Origin under which a game directory is served by request interception: a loopback origin, so a game sees the
 #: same ``location`` (``localhost``, a secure context) as when its author runs ``vite``/``npx serve``; requests to it
@@ -59,6 +59,23 @@ class PageLog:
         return out
 
 
+def served_path(url: str) -> str:
+    """The path a SERVED_ORIGIN URL asks for, relative to the serve roots (``dist/bundle.js``; query dropped)."""
+    return unquote(urlparse(url).path).lstrip("/")
+
+
+def resolve_served(roots: Sequence[Path], rel: str) -> Path | None:
+    """The file ``rel`` (a `served_path`) maps to: the first root that has it; directories serve their
+    index.html; nothing outside a root."""
+    for root in roots:
+        target = (root / rel).resolve() if rel else root / "index.html"
+        if target.is_dir():
+            target = target / "index.html"
+        if target.is_relative_to(root) and target.is_file():
+            return target
+    return None
+
+
 def _is_local(url: str) -> bool:
     scheme = urlparse(url).scheme
     if scheme in {"file", "data", "blob", "about"}:
@@ -93,19 +110,25 @@ class GameSession:
         self._timed_steps = 0
         self.viewport = viewport
         self.log = PageLog()
+        #: every path answered from the serve roots, with the file that answered it (None: a 404)
+        self.served: dict[str, Path | None] = {}
         self.context: BrowserContext | None = None
         self.page: Page | None = None
 
     async def __aenter__(self) -> GameSession:
-        self.context = await self.pool.new_context(
-            viewport={"width": self.viewport[0], "height": self.viewport[1]}, service_workers="block",
-        )
+        # a blank page in a fresh context (a standby one when the pool has it ready): the init scripts and the
+        # route apply from its first navigation on, before any of the game's code
+        self.context, page = await self.pool.new_page(
+            **{**SESSION_OPTIONS, "viewport": {"width": self.viewport[0], "height": self.viewport[1]}})
         self.context.set_default_timeout(10_000)
-        if self.force_canvas:
-            await self.context.add_init_script(script="window.__tier2ForceCanvas = true;")
-        await self.context.add_init_script(script=_CLOCK_JS)
-        await self.context.route("**/*", self._route)
-        page = await self.context.new_page()
+        try:
+            if self.force_canvas:
+                await self.context.add_init_script(script="window.__tier2ForceCanvas = true;")
+            await self.context.add_init_script(script=_CLOCK_JS)
+            await self.context.route("**/*", self._route)
+        except BaseException:
+            await self.__aexit__()
+            raise
         page.on("console", self._on_console)
         page.on("pageerror", lambda exc: self.log.page_errors.append(str(exc)[:2000]))
         page.on("requestfailed", self._on_request_failed)
@@ -120,6 +143,7 @@ class GameSession:
                 await asyncio.wait_for(self.context.close(), 10)
             except Exception:  # noqa: BLE001 - a crashed renderer/browser may refuse; the pool relaunches
                 pass
+            self.pool.release(self.context)  # the last session out gets the next one's page ready
 
     async def _route(self, route: Any) -> None:
         url = route.request.url
@@ -133,18 +157,12 @@ class GameSession:
 
     def resolve_served(self, url: str) -> Path | None:
         """The file a SERVED_ORIGIN URL maps to (first root that has it; directories serve their index.html)."""
-        rel = unquote(urlparse(url).path).lstrip("/")
-        for root in self.serve_roots:
-            target = (root / rel).resolve() if rel else root / "index.html"
-            if target.is_dir():
-                target = target / "index.html"
-            if target.is_relative_to(root) and target.is_file():
-                return target
-        return None
+        return resolve_served(self.serve_roots, served_path(url))
 
     async def _serve(self, route: Any, url: str) -> None:
         """Answer requests for SERVED_ORIGIN from the serve roots (never leaves the browser; no traversal)."""
         target = self.resolve_served(url)
+        self.served[served_path(url)] = target
         if target is not None:
             await route.fulfill(path=str(target))
         else:
