@@ -35,6 +35,7 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
     try:
         policy = PolicyStore(settings.config_dir).snapshot()
         runner = ValidationRunner(pool, pack, policy)
+        runner.cache_dir = settings.validation_cache
         runner.l3_scorer = l3_scorer(policy)
         return await runner.validate_target(target, out.resolve(), mode, brief=brief)
     finally:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -31,6 +32,7 @@ from tier2.validators.l3 import ModelScorer, score_visual
 from tier2.validators.probe import probe_contract_game
 from tier2.validators.probe_generic import probe_generic_game
 from tier2.validators.report import ValidationReport
+from tier2.validators.reuse import SmokeCache, smoke_key
 from tier2.validators.smoke import smoke_default_renderer
 from tier2.validators.static import read_sources, run_static_gates
 from tier2.validators.targets import Target, detect_mode, resolve_target
@@ -101,6 +103,20 @@ async def _timed(coro: Any) -> tuple[Any, int]:
     return result, int((time.monotonic() - t0) * 1000)
 
 
+async def _given(result: Any, ms: int) -> tuple[Any, int]:
+    return result, ms
+
+
+async def _cancel(task: asyncio.Task[Any] | None) -> None:
+    if task is not None and not task.done():
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+
+
+StaticTask = asyncio.Task[tuple[list[ValidationResult], int]]
+
+
 class ValidationRunner:
     """Build + probe + gates; reuses the pool's browser (a fresh context per validation)."""
 
@@ -114,6 +130,8 @@ class ValidationRunner:
     design_goal: str = ""
     #: where project builds run (the run's workspace sandbox, `tier2.sandbox`); None = on the host
     launcher: Launcher | None = None
+    #: durable validation cache (passing default-renderer smokes, `tier2.validators.reuse`); None = nothing reused
+    cache_dir: Path | None = None
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
@@ -123,19 +141,42 @@ class ValidationRunner:
     ) -> ValidationReport:
         """A tier2 project (contract mode); builds unless a fresh ``build`` is given. With a ``brief``, the L3
         visual score runs too (recorded, never blocking)."""
-        if build is None:
-            build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s,
-                                    launcher=self.launcher)
+        self.pool.warm()  # the browser launches (or its next page gets ready) while esbuild and node work
+        static = self._start_static(project)
+        try:
+            if build is None:
+                build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s,
+                                        launcher=self.launcher)
+        except BaseException:
+            await _cancel(static)
+            raise
         target = Target(str(project), SERVED_ORIGIN + "dist/index.html", project, project, build, True)
-        return await self._validate(target, out_dir, "contract", brief)
+        return await self._validate(target, out_dir, "contract", brief, static)
 
     async def validate_target(self, raw: str, out_dir: Path, mode: Mode = "auto",
                               brief: str = "") -> ValidationReport:
         """Any supported target (see `targets`); ``auto`` picks contract or generic mode."""
         if mode not in ("auto", "contract", "generic"):
             raise BadInput(f"unknown mode {mode!r}: use auto, contract or generic")
-        target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
-        return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode, brief)
+        self.pool.warm()
+        folder = Path(raw).expanduser().resolve() if not raw.startswith(("http://", "https://")) else None
+        static = self._start_static(folder) if folder is not None and folder.is_dir() else None
+        try:
+            target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
+        except BaseException:
+            await _cancel(static)
+            raise
+        if target.project != folder:  # (every folder target is its own project: never happens)
+            await _cancel(static)
+            static = None
+        return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode, brief,
+                                    static)
+
+    def _start_static(self, project: Path) -> StaticTask | None:
+        """The static gates (node parses ``src/``) as a task: started before the build, they run beside it."""
+        if not read_sources(project):
+            return None
+        return asyncio.create_task(_timed(run_static_gates(project, self.pack.node_modules)))
 
     async def _probe(self, target: Target, out_dir: Path, mode: ProbeMode, tables: dict[str, Any] | None) -> PlayTrace:
         t = self.policy.timeouts
@@ -143,10 +184,16 @@ class ValidationRunner:
         probe = probe_contract_game if mode == "contract" else probe_generic_game
         roots = target.roots
         smoke_trace = PlayTrace()
-        # the default-renderer smoke runs in its own context beside the main (Canvas) play: two cores, two pages
-        smoke = asyncio.create_task(_timed(smoke_default_renderer(
-            self.pool, target.url, out_dir, smoke_trace, serve_root=roots, boot_timeout_s=t.boot_s,
-            total_timeout_s=min(t.validation_s, 20.0))))
+        key, cache = await self._smoke_key(target), SmokeCache(self.cache_dir) if self.cache_dir else None
+        t0 = time.monotonic()
+        reused = cache.reuse(key, roots, out_dir, smoke_trace) if cache is not None and key else None
+        if reused is not None:  # a passing smoke of these very files: not run again
+            smoke = asyncio.create_task(_given({}, int((time.monotonic() - t0) * 1000)))
+        else:
+            # the default-renderer smoke runs in its own context beside the main (Canvas) play: two cores, two pages
+            smoke = asyncio.create_task(_timed(smoke_default_renderer(
+                self.pool, target.url, out_dir, smoke_trace, serve_root=roots, boot_timeout_s=t.boot_s,
+                total_timeout_s=min(t.validation_s, 20.0))))
         try:
             trace = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                 boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
@@ -163,7 +210,12 @@ class ValidationRunner:
                     trace = fallback
             trace.lap("main_session", started)
         finally:
-            _, smoke_ms = await smoke  # (a finished task just gives its result again)
+            served, smoke_ms = await smoke  # (a finished task just gives its result again)
+        if reused is not None:
+            trace.notes.append(f"default-renderer smoke reused: it passed on these very files (every served file's "
+                               f"sha256 unchanged, same Chromium and validator) at {reused['recorded_at']}")
+        elif cache is not None and key:
+            cache.record(key, smoke_trace, served)
         trace.timings_ms["default_renderer_smoke"] = smoke_ms
         trace.errors = smoke_trace.errors + trace.errors
         trace.blocked = smoke_trace.blocked + trace.blocked
@@ -171,6 +223,15 @@ class ValidationRunner:
         trace.screenshots = smoke_trace.screenshots + trace.screenshots
         trace.default_renderer = smoke_trace.default_renderer
         return trace
+
+    async def _smoke_key(self, target: Target) -> str | None:
+        if self.cache_dir is None or not target.roots:
+            return None
+        t = self.policy.timeouts
+        return smoke_key(url=target.url, roots=target.roots, chromium=await self.pool.version(),
+                         bundle_sha256=target.build.bundle_sha256 if target.build else None,
+                         browser_args=self.pool.args, pack_ref=self.pack.ref, boot_timeout_s=t.boot_s,
+                         total_timeout_s=min(t.validation_s, 20.0))
 
     @traced("validate", annotate_validation)
     async def finalize(self, report: ValidationReport, out_dir: Path, brief: str) -> ValidationReport:
@@ -189,7 +250,7 @@ class ValidationRunner:
 
     @traced("validate", annotate_validation)
     async def _validate(self, target: Target, out_dir: Path, mode: ProbeMode, brief: str | None = None,
-                        ) -> ValidationReport:
+                        static: StaticTask | None = None) -> ValidationReport:
         started = time.monotonic()
         gates: list[ValidationResult] = []
         screenshots: list[str] = []
@@ -205,15 +266,14 @@ class ValidationRunner:
             timings["build"] = target.build.duration_ms
         tables = None
         trace: PlayTrace | None = None
-        t0 = time.monotonic()
-        if target.tier2_project and target.project is not None:
-            tables = read_tables(target.project, self.pack.manifest.data_tables)
-            gates += check_tier2_tables(tables, strict_acyclic=self.policy.strict_acyclic)
-        timings["data_gates"] = int((time.monotonic() - t0) * 1000)
-        static = None
-        if target.project is not None and read_sources(target.project):  # node parses while the browser plays
-            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.node_modules)))
+        if static is None and target.project is not None:  # node parses while the browser plays
+            static = self._start_static(target.project)
         try:
+            t0 = time.monotonic()
+            if target.tier2_project and target.project is not None:
+                tables = read_tables(target.project, self.pack.manifest.data_tables)
+                gates += check_tier2_tables(tables, strict_acyclic=self.policy.strict_acyclic)
+            timings["data_gates"] = int((time.monotonic() - t0) * 1000)
             if target.build is None or target.build.ok:
                 t0 = time.monotonic()
                 trace = await self._probe(target, out_dir, mode, tables)
