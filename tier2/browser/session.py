@@ -37,6 +37,20 @@ BENIGN_CONSOLE_PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 
 _CLOCK_JS = resources.files("tier2.browser").joinpath("clock.js").read_text()
+_CANVAS_BOX_JS = """() => {
+  const find = (root) => {
+    const found = root.querySelector('canvas');
+    if (found) return found;
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) { const inner = find(el.shadowRoot); if (inner) return inner; }
+    }
+    return null;
+  };
+  const canvas = find(document);
+  if (!canvas || !canvas.getClientRects().length) return null;
+  const r = canvas.getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height};
+}"""
 
 
 @dataclass
@@ -254,8 +268,13 @@ class GameSession:
             return []
 
     async def canvas_box(self) -> FloatRect | None:
-        handle = await self.p.query_selector("canvas")
-        return await handle.bounding_box() if handle else None
+        """The first canvas's box in the viewport (None without one, or when it has no layout box) — as Playwright's
+        ``query_selector("canvas")`` + ``bounding_box()`` finds and measures it (light DOM first, then open shadow
+        roots), in one round trip and without Playwright's selector engine (injecting it costs a page ~0.1 s)."""
+        box = await self.evaluate(_CANVAS_BOX_JS)
+        if not box:
+            return None
+        return FloatRect(x=float(box["x"]), y=float(box["y"]), width=float(box["width"]), height=float(box["height"]))
 
     async def screenshot(self, path: Path) -> bytes:
         box = await self.canvas_box()
