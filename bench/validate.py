@@ -8,7 +8,9 @@ entry `tier2 validate` uses (`ValidationRunner.validate_target`, mode auto: buil
 Canvas-renderer play, the default-renderer (WebGL) smoke, L2, the offline L3 heuristic, report written), timed
 from the pool's creation to its report (and, cold, to the browser's exit). Modes, N runs each (default 5):
 
-* ``cold``: a fresh process, a fresh browser and an empty validation cache per run;
+* ``cli``: the command itself, ``python -m tier2 validate GAME --json`` (a fresh process with its imports, a fresh
+  browser, an empty workspaces folder, so an empty validation cache), timed as the process's wall time;
+* ``cold``: a fresh process, a fresh browser and an empty validation cache per run, timed inside the process;
 * ``warm``: one process and one pool: an untimed first validation, then N validations of the same files (a
   passing default-renderer smoke of unchanged files is reused, `tier2.validators.reuse`);
 * ``changed``: the same pool, N more validations, each after a one-line change to the game's script (a new bundle:
@@ -37,7 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "fc5246b"
 BRIEF = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
-MODES = ("cold", "warm", "changed")
+MODES = ("cli", "cold", "warm", "changed")
 #: the file a one-line change goes into (the first that exists), per game layout
 TOUCH = ("src/main.js", "game.js", "assets/*.js")
 
@@ -144,6 +146,20 @@ def _run_child(tree: Path, spec: dict[str, Any]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
+def _run_cli(tree: Path, game: Path, out: Path, workspaces: Path) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TIER2_") and k != "REDIS_URL"}
+    env.update(PYTHONPATH=str(tree), TIER2_WORKSPACES=str(workspaces))
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "tier2", "validate", str(game), "--out", str(out), "--json"],
+                          cwd=tree, env=env, capture_output=True, text=True, timeout=1800)
+    wall = time.monotonic() - started
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"tier2 validate in {tree} failed ({proc.returncode}): {proc.stderr[-3000:]}")
+    report = json.loads(proc.stdout)
+    return {"mode": "cli", "wall_s": wall, "timings_ms": report["timings_ms"],
+            "verdicts": {g["id"]: g["passed"] for g in report["gates"] if g["layer"] != "L3"}}
+
+
 def _measure(trees: dict[str, Path], game: Path, runs: int, where: Path) -> dict[str, list[dict[str, Any]]]:
     """Records per tree; the trees take turns so that load on the shared machine hits both alike."""
     copies = {}
@@ -152,6 +168,9 @@ def _measure(trees: dict[str, Path], game: Path, runs: int, where: Path) -> dict
         shutil.copytree(game, copies[label])
     results: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
     for i in range(runs):
+        for label, tree in trees.items():
+            results[label].append(_run_cli(tree, copies[label], where / label / f"out-cli{i}",
+                                           where / label / f"ws-cli{i}"))
         for label, tree in trees.items():
             spec = {"tree": str(tree), "mode": "cold", "game": str(copies[label]), "runs": 1,
                     "out": str(where / label / f"out-cold{i}"), "cache": str(where / label / f"cache-cold{i}")}
