@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 import time
@@ -107,16 +106,6 @@ async def _given(result: Any, ms: int) -> tuple[Any, int]:
     return result, ms
 
 
-async def _cancel(task: asyncio.Task[Any] | None) -> None:
-    if task is not None and not task.done():
-        task.cancel()
-        with contextlib.suppress(BaseException):
-            await task
-
-
-StaticTask = asyncio.Task[tuple[list[ValidationResult], int]]
-
-
 class ValidationRunner:
     """Build + probe + gates; reuses the pool's browser (a fresh context per validation)."""
 
@@ -141,17 +130,12 @@ class ValidationRunner:
     ) -> ValidationReport:
         """A tier2 project (contract mode); builds unless a fresh ``build`` is given. With a ``brief``, the L3
         visual score runs too (recorded, never blocking)."""
-        self.pool.warm()  # the browser launches (or its next page gets ready) while esbuild and node work
-        static = self._start_static(project)
-        try:
-            if build is None:
-                build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s,
-                                        launcher=self.launcher)
-        except BaseException:
-            await _cancel(static)
-            raise
+        self.pool.warm()  # the browser launches (or its next page gets ready) while esbuild works
+        if build is None:
+            build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s,
+                                    launcher=self.launcher)
         target = Target(str(project), SERVED_ORIGIN + "dist/index.html", project, project, build, True)
-        return await self._validate(target, out_dir, "contract", brief, static)
+        return await self._validate(target, out_dir, "contract", brief)
 
     async def validate_target(self, raw: str, out_dir: Path, mode: Mode = "auto",
                               brief: str = "") -> ValidationReport:
@@ -159,24 +143,8 @@ class ValidationRunner:
         if mode not in ("auto", "contract", "generic"):
             raise BadInput(f"unknown mode {mode!r}: use auto, contract or generic")
         self.pool.warm()
-        folder = Path(raw).expanduser().resolve() if not raw.startswith(("http://", "https://")) else None
-        static = self._start_static(folder) if folder is not None and folder.is_dir() else None
-        try:
-            target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
-        except BaseException:
-            await _cancel(static)
-            raise
-        if target.project != folder:  # (every folder target is its own project: never happens)
-            await _cancel(static)
-            static = None
-        return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode, brief,
-                                    static)
-
-    def _start_static(self, project: Path) -> StaticTask | None:
-        """The static gates (node parses ``src/``) as a task: started before the build, they run beside it."""
-        if not read_sources(project):
-            return None
-        return asyncio.create_task(_timed(run_static_gates(project, self.pack.node_modules)))
+        target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
+        return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode, brief)
 
     async def _probe(self, target: Target, out_dir: Path, mode: ProbeMode, tables: dict[str, Any] | None) -> PlayTrace:
         t = self.policy.timeouts
@@ -250,7 +218,7 @@ class ValidationRunner:
 
     @traced("validate", annotate_validation)
     async def _validate(self, target: Target, out_dir: Path, mode: ProbeMode, brief: str | None = None,
-                        static: StaticTask | None = None) -> ValidationReport:
+                        ) -> ValidationReport:
         started = time.monotonic()
         gates: list[ValidationResult] = []
         screenshots: list[str] = []
@@ -266,14 +234,16 @@ class ValidationRunner:
             timings["build"] = target.build.duration_ms
         tables = None
         trace: PlayTrace | None = None
-        if static is None and target.project is not None:  # node parses while the browser plays
-            static = self._start_static(target.project)
+        t0 = time.monotonic()
+        if target.tier2_project and target.project is not None:
+            tables = read_tables(target.project, self.pack.manifest.data_tables)
+            gates += check_tier2_tables(tables, strict_acyclic=self.policy.strict_acyclic)
+        timings["data_gates"] = int((time.monotonic() - t0) * 1000)
+        # node parses while the browser plays (beside the build it would slow esbuild, which is on the critical path)
+        static = None
+        if target.project is not None and read_sources(target.project):
+            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.node_modules)))
         try:
-            t0 = time.monotonic()
-            if target.tier2_project and target.project is not None:
-                tables = read_tables(target.project, self.pack.manifest.data_tables)
-                gates += check_tier2_tables(tables, strict_acyclic=self.policy.strict_acyclic)
-            timings["data_gates"] = int((time.monotonic() - t0) * 1000)
             if target.build is None or target.build.ok:
                 t0 = time.monotonic()
                 trace = await self._probe(target, out_dir, mode, tables)
