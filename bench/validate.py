@@ -11,13 +11,13 @@ from the pool's creation to its report (and, cold, to the browser's exit). Modes
 * ``cli``: the command itself, ``python -m tier2 validate GAME --json`` (a fresh process with its imports, a fresh
   browser, an empty workspaces folder, so an empty validation cache), timed as the process's wall time;
 * ``cold``: a fresh process, a fresh browser and an empty validation cache per run, timed inside the process;
-* ``warm``: one process and one pool: an untimed first validation, then N validations of the same files (a
+* ``warm``: one process and one pool: an untimed first validation, then a validation of the same files (a
   passing default-renderer smoke of unchanged files is reused, `tier2.validators.reuse`);
-* ``changed``: the same pool, N more validations, each after a one-line change to the game's script (a new bundle:
-  the smoke always runs).
+* ``changed``: the same pool, one more validation after a one-line change to the game's script (a new bundle: the
+  smoke always runs).
 
 The baseline (default ``fc5246b``, the merge-base this work started from) is checked out into a temporary
-``git worktree`` and timed the same way in the same run, interleaved with this checkout's runs; the report gives
+``git worktree`` and timed the same way in the same run, the two taking turns run by run; the report gives
 old and new medians, the ratio and the median per-phase split, and says whether both gave the same verdict per
 gate. The machine is shared: read the figures as rough, the ratio as the finding.
 """
@@ -161,25 +161,28 @@ def _run_cli(tree: Path, game: Path, out: Path, workspaces: Path) -> dict[str, A
 
 
 def _measure(trees: dict[str, Path], game: Path, runs: int, where: Path) -> dict[str, list[dict[str, Any]]]:
-    """Records per tree; the trees take turns so that load on the shared machine hits both alike."""
+    """Records per tree. The trees take turns run by run (in alternating order) so that the load of the shared
+    machine hits both alike; each round is one ``cli`` process, one ``cold`` process and one warm process (an
+    untimed first validation, then one ``warm`` and one ``changed``)."""
     copies = {}
     for label in trees:
         copies[label] = where / label / game.name
         shutil.copytree(game, copies[label])
     results: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
     for i in range(runs):
-        for label, tree in trees.items():
+        order = list(trees.items()) if i % 2 == 0 else list(reversed(trees.items()))
+        for label, tree in order:
             results[label].append(_run_cli(tree, copies[label], where / label / f"out-cli{i}",
                                            where / label / f"ws-cli{i}"))
-        for label, tree in trees.items():
+        for label, tree in order:
             spec = {"tree": str(tree), "mode": "cold", "game": str(copies[label]), "runs": 1,
                     "out": str(where / label / f"out-cold{i}"), "cache": str(where / label / f"cache-cold{i}")}
             results[label] += _run_child(tree, spec)
-    for label, tree in trees.items():
-        spec = {"tree": str(tree), "mode": "warm", "game": str(copies[label]), "runs": runs,
-                "out": str(where / label / "out-warm"), "cache": str(where / label / "cache-warm"),
-                "touch": str(_touch_file(copies[label]))}
-        results[label] += _run_child(tree, spec)
+        for label, tree in order:
+            spec = {"tree": str(tree), "mode": "warm", "game": str(copies[label]), "runs": 1,
+                    "out": str(where / label / f"out-warm{i}"), "cache": str(where / label / f"cache-warm{i}"),
+                    "touch": str(_touch_file(copies[label]))}
+            results[label] += _run_child(tree, spec)
     return results
 
 
@@ -235,7 +238,7 @@ def main() -> int:
         for rec in asyncio.run(_child(json.loads(args.child))):
             print(json.dumps(rec))
         return 0
-    started = time.monotonic()
+    started, load_before = time.monotonic(), os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tier2-bench-validate-") as tmp:
         where = Path(tmp)
         trees = {"new": ROOT}
@@ -256,8 +259,12 @@ def main() -> int:
             if baseline is not None:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(baseline)], check=False)
     out["bench_s"] = round(time.monotonic() - started)
+    out["load_average"] = [round(load_before, 1), round(os.getloadavg()[0], 1)]
     if args.json:
         print(json.dumps(out, indent=2))
+    else:
+        print(f"\n{out['bench_s']} s; load average {out['load_average'][0]} at the start, "
+              f"{out['load_average'][1]} at the end (2 cores: figures above ~2 are inflated)")
     return 0
 
 
