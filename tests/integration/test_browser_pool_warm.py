@@ -58,9 +58,20 @@ async def test_a_standby_page_plays_the_game_like_a_fresh_one(own_pool: BrowserP
     assert (own_pool.pages_opened, own_pool.standby_used) == (1, 1)
     assert trace.booted and trace.renderer == "canvas" and not trace.errors and not trace.timed_out
     assert trace.latch and trace.latch["win"] == "won"
-    await own_pool.warmed()  # the session's exit made the next standby page
+    own_pool.warm()  # (as the next validation does when it starts)
+    await own_pool.warmed()
     await _session_sees_the_game(own_pool, game)
     assert (own_pool.pages_opened, own_pool.standby_used) == (2, 2)
+
+
+async def test_a_session_waits_for_the_standby_page_on_its_way(own_pool: BrowserPool, game: Path) -> None:
+    """Warmed just before two sessions open (a validation of a built site: no build to overlap): the first takes
+    the page being made instead of making a third, the second makes its own."""
+    own_pool.warm()
+    async with GameSession(own_pool, URL, serve_root=game), GameSession(own_pool, URL, serve_root=game):
+        assert (own_pool.pages_opened, own_pool.standby_used) == (2, 1)
+    assert own_pool.launches == 1
+    assert len((await own_pool.browser()).contexts) == 0  # nothing left over: no standby made beside them
 
 
 async def test_a_dead_browser_in_the_warm_pool_is_replaced(own_pool: BrowserPool, game: Path) -> None:
@@ -75,6 +86,7 @@ async def test_a_dead_browser_in_the_warm_pool_is_replaced(own_pool: BrowserPool
     await asyncio.wait_for(gone.wait(), 30)
     await _session_sees_the_game(own_pool, game)  # not on the dead standby page: a new browser
     assert own_pool.launches == 2 and own_pool.standby_used == 0
+    own_pool.warm()
     await own_pool.warmed()  # ... whose standby page the next session gets
     await _session_sees_the_game(own_pool, game)
     assert own_pool.launches == 2 and own_pool.standby_used == 1

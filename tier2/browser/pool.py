@@ -73,8 +73,8 @@ class BrowserPool:
         self._spares: list[tuple[Browser, BrowserContext, Page]] = []
         self._filler: asyncio.Task[None] | None = None
         self._closing: set[asyncio.Task[None]] = set()
-        #: contexts handed out and not closed yet (game sessions in progress)
-        self._live: set[BrowserContext] = set()
+        #: a session is waiting for the standby page being made (the next one makes its own)
+        self._waiting = False
         self._stopping = False
         self.launches = 0
         #: pages handed out by `new_page` (one per game session), and how many of them were standby pages
@@ -117,17 +117,13 @@ class BrowserPool:
 
     def warm(self) -> None:
         """Launch the browser and fill the standby pages in the background; returns at once, never raises (a
-        failure leaves the work to the next session, which reports it). Idempotent. While sessions are open the
-        standby is not refilled (it would take CPU from them): the last one to close refills it (`release`)."""
-        if self._stopping or (self._live and self._browser is not None):
+        failure leaves the work to the next session, which reports it). Idempotent. Called when a validation
+        starts (its build, if any, overlaps the work) and when the writer builds (the RunGame that follows finds
+        its page ready) — not when a session ends: a page made then is wasted when no validation follows."""
+        if self._stopping:
             return
         if self._filler is None or self._filler.done():
             self._filler = asyncio.get_running_loop().create_task(self._fill())
-
-    def release(self, context: BrowserContext) -> None:
-        """A session's context is closed: when it was the last one open, get the next session's page ready."""
-        self._live.discard(context)
-        self.warm()
 
     async def _fill(self) -> None:
         try:
@@ -184,6 +180,16 @@ class BrowserPool:
         """A fresh context (``options`` as for `new_context`) with one blank page: a standby one when ready, else
         made now. Nothing has run in it; the caller closes the context."""
         taken = self._take(options)
+        filler = self._filler
+        if taken is None and options == SESSION_OPTIONS and not self._waiting and filler and not filler.done():
+            # the standby page is on its way (begun before this session asked): waiting for it is never slower
+            # than making another one, and two pages made at once would only share the CPU
+            self._waiting = True
+            try:
+                await asyncio.shield(filler)
+            finally:
+                self._waiting = False
+            taken = self._take(options)
         if taken is not None:
             self.standby_used += 1
         else:
@@ -194,9 +200,6 @@ class BrowserPool:
                 self._close_later(context)
                 raise
         self.pages_opened += 1
-        context = taken[0]
-        self._live.add(context)
-        context.on("close", lambda _: self._live.discard(context))  # (also when its session never released it)
         return taken
 
     async def version(self) -> str:

@@ -157,7 +157,6 @@ class GameSession:
                 await asyncio.wait_for(self.context.close(), 10)
             except Exception:  # noqa: BLE001 - a crashed renderer/browser may refuse; the pool relaunches
                 pass
-            self.pool.release(self.context)  # the last session out gets the next one's page ready
 
     async def _route(self, route: Any) -> None:
         url = route.request.url
