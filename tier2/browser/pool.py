@@ -2,24 +2,32 @@
 
 Each validation gets a fresh context. A browser that died is relaunched on the next request; contexts are
 always closed, so no renderer processes leak.
+
+The pool is kept warm: `BrowserPool.warm` launches the browser in the background (a validation calls it before
+its build, so the launch overlaps esbuild) and keeps ``standby`` fresh contexts, each with a blank page, ready
+(opening a page spawns a renderer process: ~0.1-0.3 s). A standby page is never used by anything before it is
+handed out, and only when the session asks for the very options it was made with; one whose browser died is
+dropped and a new one made.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 import os
 import shutil
 import tempfile
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from tier2.errors import BrowserUnavailable
 from tier2.settings.secrets import tool_env
 
-__all__ = ["BrowserPool", "find_chromium", "CHROMIUM_ARGS"]
+__all__ = ["BrowserPool", "find_chromium", "CHROMIUM_ARGS", "SESSION_OPTIONS"]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +37,9 @@ CHROMIUM_ARGS: tuple[str, ...] = (
     "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--mute-audio",
     "--autoplay-policy=no-user-gesture-required",
 )
+
+#: the context options of a game session (`tier2.browser.GameSession`): the options standby pages are made with
+SESSION_OPTIONS: dict[str, Any] = {"viewport": {"width": 800, "height": 600}, "service_workers": "block"}
 
 
 def find_chromium(override: str | None, candidates: list[str]) -> str:
@@ -49,14 +60,26 @@ def find_chromium(override: str | None, candidates: list[str]) -> str:
 class BrowserPool:
     """Lazily launched shared browser; use ``async with`` or call `close()`."""
 
-    def __init__(self, executable: str, extra_args: list[str] | None = None, launch_timeout_s: float = 30.0) -> None:
+    def __init__(self, executable: str, extra_args: list[str] | None = None, launch_timeout_s: float = 30.0,
+                 standby: int = 1) -> None:
         self.executable = executable
         self.args = list(CHROMIUM_ARGS) + list(extra_args or [])
         self.launch_timeout_s = launch_timeout_s
+        #: how many fresh session pages `warm` keeps ready
+        self.standby = standby
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
         self._lock = asyncio.Lock()
+        self._spares: list[tuple[Browser, BrowserContext, Page]] = []
+        self._filler: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+        #: a session is waiting for the standby page being made (the next one makes its own)
+        self._waiting = False
+        self._stopping = False
         self.launches = 0
+        #: pages handed out by `new_page` (one per game session), and how many of them were standby pages
+        self.pages_opened = 0
+        self.standby_used = 0
 
     async def _ensure(self) -> Browser:
         async with self._lock:
@@ -92,6 +115,93 @@ class BrowserPool:
             browser = await self._ensure()
             return await browser.new_context(**kwargs)
 
+    def warm(self) -> None:
+        """Launch the browser and fill the standby pages in the background; returns at once, never raises (a
+        failure leaves the work to the next session, which reports it). Idempotent. Called when a validation
+        starts (its build, if any, overlaps the work) and when the writer builds (the RunGame that follows finds
+        its page ready) — not when a session ends: a page made then is wasted when no validation follows."""
+        if self._stopping:
+            return
+        if self._filler is None or self._filler.done():
+            self._filler = asyncio.get_running_loop().create_task(self._fill())
+
+    async def _fill(self) -> None:
+        try:
+            browser = await self._ensure()
+            while len(self._spares) < self.standby and browser.is_connected():
+                context = await browser.new_context(**SESSION_OPTIONS)
+                try:
+                    page = await context.new_page()
+                except BaseException:
+                    self._close_later(context)
+                    raise
+                page.on("crash", functools.partial(self._drop_spare, context))
+                self._spares.append((browser, context, page))
+        except Exception:  # noqa: BLE001 - an optimisation: the next session opens its own page and reports
+            log.debug("warming the browser pool failed", exc_info=True)
+
+    async def warmed(self) -> None:
+        """Wait until the work `warm` started is done (the browser up, the standby pages ready or given up)."""
+        filler = self._filler
+        if filler is not None:
+            await asyncio.shield(filler)
+
+    def _drop_spare(self, context: BrowserContext, _page: Page | None = None) -> None:
+        """A standby page's renderer crashed: never hand it out."""
+        kept = [s for s in self._spares if s[1] is not context]
+        if len(kept) != len(self._spares):
+            self._spares = kept
+            self._close_later(context)
+
+    def _take(self, options: dict[str, Any]) -> tuple[BrowserContext, Page] | None:
+        """A standby page made with exactly ``options`` in the live browser; dead ones are dropped."""
+        if options != SESSION_OPTIONS:
+            return None
+        while self._spares:
+            browser, context, page = self._spares.pop(0)
+            if browser is self._browser and browser.is_connected() and not page.is_closed():
+                return context, page
+            self._close_later(context)
+        return None
+
+    def _close_later(self, context: BrowserContext) -> None:
+        task = asyncio.get_running_loop().create_task(self._close_context(context))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    @staticmethod
+    async def _close_context(context: BrowserContext) -> None:
+        try:
+            await asyncio.wait_for(context.close(), 10)
+        except Exception:  # noqa: BLE001 - its browser may be gone already
+            log.debug("closing a context failed", exc_info=True)
+
+    async def new_page(self, **options: Any) -> tuple[BrowserContext, Page]:
+        """A fresh context (``options`` as for `new_context`) with one blank page: a standby one when ready, else
+        made now. Nothing has run in it; the caller closes the context."""
+        taken = self._take(options)
+        filler = self._filler
+        if taken is None and options == SESSION_OPTIONS and not self._waiting and filler and not filler.done():
+            # the standby page is on its way (begun before this session asked): waiting for it is never slower
+            # than making another one, and two pages made at once would only share the CPU
+            self._waiting = True
+            try:
+                await asyncio.shield(filler)
+            finally:
+                self._waiting = False
+            taken = self._take(options)
+        if taken is not None:
+            self.standby_used += 1
+        else:
+            context = await self.new_context(**options)
+            try:
+                taken = context, await context.new_page()
+            except BaseException:
+                self._close_later(context)
+                raise
+        self.pages_opened += 1
+        return taken
+
     async def version(self) -> str:
         return (await self._ensure()).version
 
@@ -108,11 +218,25 @@ class BrowserPool:
         return await self._ensure()
 
     async def close(self) -> None:
-        async with self._lock:
-            await self._safe_close_browser()
-            if self._pw is not None:
-                pw, self._pw = self._pw, None
-                await pw.stop()
+        self._stopping = True  # no refill starts while the pool closes
+        try:
+            filler, self._filler = self._filler, None
+            if filler is not None and not filler.done():
+                filler.cancel()
+                with contextlib.suppress(BaseException):
+                    await filler
+            spares, self._spares = self._spares, []
+            for _, context, _ in spares:
+                self._close_later(context)
+            if self._closing:
+                await asyncio.gather(*self._closing, return_exceptions=True)
+            async with self._lock:
+                await self._safe_close_browser()
+                if self._pw is not None:
+                    pw, self._pw = self._pw, None
+                    await pw.stop()
+        finally:
+            self._stopping = False
 
     async def __aenter__(self) -> BrowserPool:
         return self

@@ -208,6 +208,7 @@ class RunSession:
             layers.checkpoint = [*layers.checkpoint, ws.middleware()]
         runner = self.runner = ValidationRunner(ws.pool or self.rt.pool, self.rt.pack, self.policy)
         runner.launcher = ws.launcher
+        runner.cache_dir = self.rt.settings.validation_cache
         runner.spend_guard = spend_guard_of(layers.budget)  # the ledger's report goes into the delivery
         runner.l3_scorer = l3_scorer(self.policy, rt=self.rt, run_id=self.run_id, options=dict(self.req.options),
                                      cancelled=(lambda: cancel.is_set()) if cancel is not None else None)

@@ -8,7 +8,6 @@ from pathlib import Path
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import BadInput
 from tier2.packs import load_pack
-from tier2.runs.l3 import l3_scorer
 from tier2.settings.loader import PolicyStore, Settings, load_security
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.validators.runner import Mode
@@ -35,7 +34,11 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
     try:
         policy = PolicyStore(settings.config_dir, security).snapshot()
         runner = ValidationRunner(pool, pack, policy)
-        runner.l3_scorer = l3_scorer(policy)
+        runner.cache_dir = settings.validation_cache
+        if policy.l3_route():  # (the model scorer's agent stack is only imported when a route is configured)
+            from tier2.runs.l3 import l3_scorer
+
+            runner.l3_scorer = l3_scorer(policy)
         return await runner.validate_target(target, out.resolve(), mode, brief=brief)
     finally:
         await pool.close()

@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     #: serve /docs, /redoc and /openapi.json without an API key (default: they need one, like every route)
     public_docs: bool = False
 
+    @property
+    def validation_cache(self) -> Path:
+        """Durable validation cache (`tier2.validators.reuse`): beside the projects, inside none of them."""
+        return self.workspaces / ".cache" / "validation"
+
 
 class BriefLimits(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

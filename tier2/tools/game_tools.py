@@ -58,6 +58,7 @@ class BuildTool(ToolBase):
         return _allow(self.name)
 
     async def call(self, **_: Any) -> ToolChunk:
+        self.ctx.runner.pool.warm()  # RunGame comes next: the browser launches while esbuild works
         result = await run_build(self.ctx.pack, self.ctx.project, timeout_s=self.ctx.build_timeout_s,
                                  launcher=self.ctx.launcher)
         self.ctx.results.add(BuildRecord(result))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections import Counter
 
 from PIL import Image
 
@@ -16,12 +15,11 @@ def pixel_stats(png: bytes, path: str) -> PixelStats:
     img = Image.open(io.BytesIO(png)).convert("RGB")
     small = img.resize((min(img.width, 200), min(img.height, 150)))
     # quantise to 5 bits per channel so JPEG-like noise or anti-aliasing does not inflate the count
-    raw = small.tobytes()
-    quant = [(raw[i] >> 3, raw[i + 1] >> 3, raw[i + 2] >> 3) for i in range(0, len(raw), 3)]
-    counts = Counter(quant)
-    dominant = counts.most_common(1)[0][1] if counts else 0
-    total = len(quant) or 1
+    quant = small.point(lambda v: v >> 3)
+    total = quant.width * quant.height
+    counts = quant.getcolors(max(1, total)) or []  # [(count, colour)]: every colour, as total bounds them
+    dominant = max((n for n, _ in counts), default=0)
     return PixelStats(
         width=img.width, height=img.height, colors=len(counts),
-        non_background_fraction=round(1 - dominant / total, 4), path=path,
+        non_background_fraction=round(1 - dominant / (total or 1), 4), path=path,
     )

@@ -32,6 +32,7 @@ from tier2.validators.l3 import ModelScorer, score_visual
 from tier2.validators.probe import probe_contract_game
 from tier2.validators.probe_generic import probe_generic_game
 from tier2.validators.report import ValidationReport
+from tier2.validators.reuse import SmokeCache, smoke_key
 from tier2.validators.smoke import smoke_default_renderer
 from tier2.validators.static import read_sources, run_static_gates
 from tier2.validators.targets import Target, detect_mode, resolve_target
@@ -102,6 +103,10 @@ async def _timed(coro: Any) -> tuple[Any, int]:
     return result, int((time.monotonic() - t0) * 1000)
 
 
+async def _given(result: Any, ms: int) -> tuple[Any, int]:
+    return result, ms
+
+
 class ValidationRunner:
     """Build + probe + gates; reuses the pool's browser (a fresh context per validation)."""
 
@@ -117,6 +122,8 @@ class ValidationRunner:
     launcher: Launcher | None = None
     #: the play trace of the latest validation (None before any, or when nothing was played)
     last_trace: PlayTrace | None = None
+    #: durable validation cache (passing default-renderer smokes, `tier2.validators.reuse`); None = nothing reused
+    cache_dir: Path | None = None
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
@@ -126,6 +133,7 @@ class ValidationRunner:
     ) -> ValidationReport:
         """A tier2 project (contract mode); builds unless a fresh ``build`` is given. With a ``brief``, the L3
         visual score runs too (recorded, never blocking)."""
+        self.pool.warm()  # the browser launches (or its next page gets ready) while esbuild works
         if build is None:
             build = await run_build(self.pack, project, timeout_s=self.policy.timeouts.build_s,
                                     launcher=self.launcher)
@@ -137,6 +145,7 @@ class ValidationRunner:
         """Any supported target (see `targets`); ``auto`` picks contract or generic mode."""
         if mode not in ("auto", "contract", "generic"):
             raise BadInput(f"unknown mode {mode!r}: use auto, contract or generic")
+        self.pool.warm()
         target = await resolve_target(raw, self.pack, out_dir, self.policy.timeouts.build_s)
         return await self._validate(target, out_dir, detect_mode(target) if mode == "auto" else mode, brief)
 
@@ -154,10 +163,16 @@ class ValidationRunner:
                  if mode == "contract" else probe_generic_game)
         roots = target.roots
         smoke_trace = PlayTrace()
-        # the default-renderer smoke runs in its own context beside the main (Canvas) play: two cores, two pages
-        smoke = asyncio.create_task(_timed(smoke_default_renderer(
-            self.pool, target.url, out_dir, smoke_trace, serve_root=roots, boot_timeout_s=t.boot_s,
-            total_timeout_s=min(t.validation_s, 20.0))))
+        key, cache = await self._smoke_key(target), SmokeCache(self.cache_dir) if self.cache_dir else None
+        t0 = time.monotonic()
+        reused = cache.reuse(key, roots, out_dir, smoke_trace) if cache is not None and key else None
+        if reused is not None:  # a passing smoke of these very files: not run again
+            smoke = asyncio.create_task(_given({}, int((time.monotonic() - t0) * 1000)))
+        else:
+            # the default-renderer smoke runs in its own context beside the main (Canvas) play: two cores, two pages
+            smoke = asyncio.create_task(_timed(smoke_default_renderer(
+                self.pool, target.url, out_dir, smoke_trace, serve_root=roots, boot_timeout_s=t.boot_s,
+                total_timeout_s=min(t.validation_s, 20.0))))
         try:
             trace = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                 boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
@@ -174,7 +189,12 @@ class ValidationRunner:
                     trace = fallback
             trace.lap("main_session", started)
         finally:
-            _, smoke_ms = await smoke  # (a finished task just gives its result again)
+            served, smoke_ms = await smoke  # (a finished task just gives its result again)
+        if reused is not None:
+            trace.notes.append(f"default-renderer smoke reused: it passed on these very files (every served file's "
+                               f"sha256 unchanged, same Chromium and validator) at {reused['recorded_at']}")
+        elif cache is not None and key:
+            cache.record(key, smoke_trace, served)
         trace.timings_ms["default_renderer_smoke"] = smoke_ms
         trace.errors = smoke_trace.errors + trace.errors
         trace.blocked = smoke_trace.blocked + trace.blocked
@@ -182,6 +202,15 @@ class ValidationRunner:
         trace.screenshots = smoke_trace.screenshots + trace.screenshots
         trace.default_renderer = smoke_trace.default_renderer
         return trace
+
+    async def _smoke_key(self, target: Target) -> str | None:
+        if self.cache_dir is None or not target.roots:
+            return None
+        t = self.policy.timeouts
+        return smoke_key(url=target.url, roots=target.roots, chromium=await self.pool.version(),
+                         bundle_sha256=target.build.bundle_sha256 if target.build else None,
+                         browser_args=self.pool.args, pack_ref=self.pack.ref, boot_timeout_s=t.boot_s,
+                         total_timeout_s=min(t.validation_s, 20.0))
 
     @traced("validate", annotate_validation)
     async def finalize(self, report: ValidationReport, out_dir: Path, brief: str) -> ValidationReport:
@@ -224,8 +253,9 @@ class ValidationRunner:
             gates += genre_data_gates(genre, tables, {"strict_acyclic": self.policy.strict_acyclic})
             notes.append(f"pack {self.pack.ref}, genre template {genre.id}")
         timings["data_gates"] = int((time.monotonic() - t0) * 1000)
+        # node parses while the browser plays (beside the build it would slow esbuild, which is on the critical path)
         static = None
-        if target.project is not None and read_sources(target.project):  # node parses while the browser plays
+        if target.project is not None and read_sources(target.project):
             static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.node_modules)))
         try:
             if target.build is None or target.build.ok:

@@ -18,7 +18,7 @@ from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import run_bounded
 from tier2.validators.trace import PlayTrace
 
-__all__ = ["smoke_default_renderer"]
+__all__ = ["smoke_default_renderer", "fold_smoke", "SCREENSHOT"]
 
 _STEP_JS = """(ms) => {
   window.__tier2Clock.advance(ms);
@@ -29,6 +29,7 @@ _STEP_JS = """(ms) => {
           renderer: g && g.renderer ? g.renderer.type : null};
 }"""
 _BOOT_SCENES = {"Boot", "Preload", "Preloader"}
+SCREENSHOT = "00-default-renderer.png"
 
 
 async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeout_s: float) -> None:
@@ -56,7 +57,7 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
     f0 = info["frame"]
     info = await s.step(_STEP_JS, 250)
     result["frames"] = [f0, info["frame"]]
-    path = out_dir / "00-default-renderer.png"
+    path = out_dir / SCREENSHOT
     png = await s.screenshot(path)
     result["pixels"] = pixel_stats(png, str(path))
     result["hash"] = hashlib.sha256(png).hexdigest()[:16]
@@ -65,16 +66,25 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
 async def smoke_default_renderer(
     pool: BrowserPool, url: str, out_dir: Path, trace: PlayTrace, serve_root: Path | Sequence[Path] | None = None,
     boot_timeout_s: float = 15.0, total_timeout_s: float = 20.0,
-) -> None:
-    """Run the smoke session and fold its observations into ``trace`` (errors prefixed with the renderer)."""
+) -> dict[str, Path | None]:
+    """Run the smoke session and fold its observations into ``trace`` (errors prefixed with the renderer).
+    Returns what the session served: each path asked of the serve roots and the file that answered (None: 404)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {"booted": False}
     async with GameSession(pool, url, serve_root=serve_root) as s:
         timed_out, errors, _ = await run_bounded(s, _run(s, out_dir, result, boot_timeout_s), total_timeout_s,
                                                  what="the default-renderer session")
-        trace.blocked = list(s.log.blocked_requests) + trace.blocked
+        blocked = list(s.log.blocked_requests)
     if timed_out:
         result["timed_out"] = timed_out
+    fold_smoke(trace, result, errors, blocked)
+    return dict(s.served)
+
+
+def fold_smoke(trace: PlayTrace, result: dict[str, Any], errors: list[str], blocked: list[str]) -> None:
+    """Fold a smoke session's result (``pixels`` popped from it), errors and blocked requests into ``trace`` — the
+    same way for a session just run and for one reused (`tier2.validators.reuse`)."""
+    trace.blocked = blocked + trace.blocked
     label = result.get("renderer") or "default"
     trace.errors = [f"[{label}] {e}" for e in errors] + trace.errors
     if "timed_out" in result:
