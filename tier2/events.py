@@ -24,6 +24,8 @@ __all__ = [
     "CancelRequested",
     "RunFinished",
     "PlanChanged",
+    "CaseHit",
+    "CaseRecorded",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
@@ -123,9 +125,44 @@ class PlanChanged(_Event):
     evidence: dict[str, Any] = Field(default_factory=dict)
 
 
+class CaseHit(_Event):
+    """The debug case library matched a failure (`tier2.learning`): a fixer applied with no model call
+    (``applied``, ``fixed`` once the gates re-validated), a verified fix offered to the writer (``offered``), a
+    near match recalled through mem0 (``recalled``) or a taxonomy rule given as advice (``advised``)."""
+
+    type: Literal["case_hit"] = "case_hit"
+    signature: str
+    gate: str
+    shape: str
+    action: Literal["applied", "offered", "recalled", "advised"]
+    scope: str = ""  # engine | tenant (never the tenant's id)
+    fixer: str | None = None
+    fixed: bool | None = None  # applied: did the gates pass the failing gate afterwards
+    files: list[str] = Field(default_factory=list)
+    score: float | None = None  # recalled: similarity
+    #: model calls and tokens the fix replaced: what the case's fix took when it was found (``estimate``
+    #: "recorded"), else the one model call that would have had to read the failure ("minimum")
+    replaced_model_calls: int = 0
+    replaced_tokens: int = 0
+    estimate: Literal["recorded", "minimum", "none"] = "none"
+
+
+class CaseRecorded(_Event):
+    """A fix verified by the gates became a case (signature → diff, files, rule, fixer)."""
+
+    type: Literal["case_recorded"] = "case_recorded"
+    signature: str
+    gate: str
+    shape: str
+    scope: str  # engine | tenant
+    fixer: str | None = None
+    files: list[str] = Field(default_factory=list)
+    verified: int = 1
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished | PlanChanged,
+    | RunFinished | PlanChanged | CaseHit | CaseRecorded,
     Field(discriminator="type"),
 ]
 

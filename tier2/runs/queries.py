@@ -130,7 +130,7 @@ async def artifact_path(rt: Runtime, tenant: str, run_id: str, name: str) -> Pat
     return target
 
 
-async def run_trajectory(rt: Runtime, tenant: str, run_id: str, kind: Literal["model", "tool"] | None,
+async def run_trajectory(rt: Runtime, tenant: str, run_id: str, kind: Literal["model", "tool", "case"] | None,
                          offset: int, limit: int) -> TrajectoryPage:
     """One page of the run's calls (in first-start order, optionally only one kind) and the totals of all."""
     record = await require_run(rt.store, tenant, run_id)

@@ -28,7 +28,7 @@ from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILI
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 __all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "Price",
-           "BudgetPolicy", "BudgetOverride"]
+           "BudgetPolicy", "BudgetOverride", "LearningPolicy"]
 
 
 class Settings(BaseSettings):
@@ -236,6 +236,20 @@ class BudgetOverride(BaseModel):
         return str(value) if isinstance(value, float) and not math.isfinite(value) else value
 
 
+class LearningPolicy(BaseModel):
+    """The debug case library (`tier2.learning`, config/policy/learning.yaml)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    cases: bool = True  # record verified fixes as cases and look failures up by exact signature
+    fixers: bool = True  # apply a case's deterministic fixer (no model call) before the writer sees the failure
+    fixer_rounds: int = Field(default=3, ge=0, le=10)  # fixer + re-validation rounds per failing validation
+    recall: Literal["auto", "off"] = "auto"  # near matches through mem0 when the `memory` extra is installed
+    recall_top_k: int = Field(default=3, ge=1, le=20)
+    recall_min_score: float = Field(default=0.35, ge=0.0, le=1.0)
+    offer_limit: int = Field(default=3, ge=0, le=20)  # known fixes offered to the writer per failing validation
+    diff_chars: int = Field(default=2000, ge=0, le=20_000)  # of each offered fix's diff
+
+
 class Policy(BaseModel):
     """Hot policy snapshot (immutable; one per run)."""
 
@@ -255,6 +269,7 @@ class Policy(BaseModel):
     #: agent role -> model route (`tier2.settings.agents`); a role without an entry uses ``default_model``
     agents: dict[str, str] = {}
     sandbox: SandboxPolicy = SandboxPolicy()  # may only lower the security config's [sandbox]
+    learning: LearningPolicy = LearningPolicy()
     source_hash: str = ""
 
     @model_validator(mode="after")
