@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tier2.learning.history import Files, History
 from tier2.learning.signature import Failure
 
-__all__ = ["FIXERS", "FixContext", "FixPlan", "Fixer", "claiming_fixer", "fixer_named"]
+__all__ = ["FIXERS", "FixContext", "FixPlan", "Fixer", "claiming_fixer", "first_plan", "fixer_named"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,6 @@ class Fixer:
     rule: str
     claims: Callable[[Failure], bool]
     plan: Callable[[FixContext, Failure], FixPlan | None]
-    stages: frozenset[str] = field(default_factory=frozenset)
 
 
 _DATA_ERROR = re.compile(r"tier2 data error:?\s*(?:data/)?(?P<file>[\w-]+\.json)\s+(?P<key>[A-Za-z_][\w.]*)", re.I)
@@ -157,3 +156,11 @@ def fixer_named(name: str | None) -> Fixer | None:
 def claiming_fixer(failure: Failure) -> Fixer | None:
     """The first fixer of the registry whose class of failure this is."""
     return next((f for f in FIXERS if f.claims(failure)), None)
+
+
+def first_plan(ctx: FixContext, failure: Failure) -> FixPlan | None:
+    """The plan of the first fixer (in registry order) that claims the failure and can plan a fix for it."""
+    for fixer in FIXERS:
+        if fixer.claims(failure) and (plan := fixer.plan(ctx, failure)) is not None:
+            return plan
+    return None

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from tier2.events import CaseHit, CaseRecorded, Tier2Event
-from tier2.learning.fixers import FixContext, FixPlan, claiming_fixer, fixer_named
+from tier2.learning.fixers import FixContext, FixPlan, first_plan, fixer_named
 from tier2.learning.history import Files, History, Verified, read_files
 from tier2.learning.memory import CaseMemory, available, memory_text
 from tier2.learning.signature import Failure, Signature, failures_of_build, failures_of_report, project_vocabulary, sign
@@ -119,7 +119,7 @@ class LibraryRun:
     def __init__(self, library: CaseLibrary, *, run_id: str, tenant: str | None, pack: Pack, project: Path,
                  brief: str, policy: LearningPolicy, emit: Emit | None = None, usage: Usage | None = None,
                  redactor: Redactor | None = None, trajectory: TrajectoryStore | None = None,
-                 source: str | None = None, scope: str | None = None) -> None:
+                 source: str | None = None, scope: str | None = None, claim_fixers: bool = True) -> None:
         self.library, self.run_id, self.pack, self.project, self.brief = library, run_id, pack, project, brief
         self.policy, self.emit_to, self.usage = policy, emit, usage or (lambda: (0, 0))
         self.redactor, self.trajectory = redactor or Redactor(), trajectory
@@ -127,6 +127,9 @@ class LibraryRun:
         self.own_scope = scope or tenant_scope(tenant)
         self.scopes = list(dict.fromkeys([self.own_scope, ENGINE_SCOPE]))
         self.source = source or f"run:{run_id}"
+        #: a case the writer fixed gets the registry's fixer for its class (False: only a fixer that was applied
+        #: and verified, as the seeder records)
+        self.claim_fixers = claim_fixers
         self.history = History()
         try:
             self.template: Path | None = pack.genre_of(project).template_dir
@@ -159,8 +162,11 @@ class LibraryRun:
 
     async def _record(self, v: Verified) -> None:
         p = v.pending
-        claimed = claiming_fixer(p.failure)
-        fixer = p.fixer or (claimed.name if claimed else None)
+        # the fixer for this class of failure: one that can plan a fix from the files as they were at the failure
+        plan = first_plan(FixContext(self.project, p.files, self.history, self.template), p.failure) \
+            if self.claim_fixers and p.fixer is None else None
+        claimed = fixer_named(p.fixer or (plan.fixer if plan else None))
+        fixer = claimed.name if claimed else None
         entry = rule_for(p.failure.message)
         rule = entry.rule() if entry else (claimed.rule if claimed else "")
         diff = self.redactor.scrub(v.diff)
