@@ -25,7 +25,7 @@ from typing import Literal
 from tier2.events import CaseHit, CaseRecorded, Tier2Event
 from tier2.learning.fixers import FixContext, FixPlan, first_plan, fixer_named
 from tier2.learning.history import Files, History, Verified, read_files
-from tier2.learning.memory import CaseMemory, available, memory_text
+from tier2.learning.memory import CaseMemory, available, memory_text, shared_memory
 from tier2.learning.signature import Failure, Signature, failures_of_build, failures_of_report, project_vocabulary, sign
 from tier2.learning.taxonomy import TaxonomyEntry, rule_for
 from tier2.packs import Pack
@@ -51,9 +51,10 @@ def engine_of(pack: Pack) -> str:
 class CaseLibrary:
     """Process-wide: the Redis store of cases and, when the ``memory`` extra is installed, the mem0 index."""
 
-    def __init__(self, store: CaseStore, recall: bool = True) -> None:
-        self.store = store
-        self.memory: CaseMemory | None = CaseMemory() if recall and available() else None
+    def __init__(self, store: CaseStore, recall: bool = True, recall_wait_s: float = 120.0) -> None:
+        self.store, self.recall_wait_s = store, recall_wait_s
+        #: None without the ``memory`` extra (or with recall off): exact signatures only
+        self.memory: CaseMemory | None = shared_memory() if recall and available() else None
 
     async def record(self, case: Case) -> Case:
         """Store a verified case (the mem0 index picks it up before its next recall)."""
@@ -62,15 +63,16 @@ class CaseLibrary:
     async def exact(self, signature: Signature, scopes: list[str]) -> Case | None:
         return await self.store.get(signature.key, scopes)
 
-    async def near(self, signature: Signature, scopes: list[str], k: int, min_score: float,
-                   wait_s: float = 60.0) -> list[tuple[Case, float]]:
-        """Cases of similar failures (never the same signature), best first; [] without mem0."""
-        if self.memory is None or not await self.memory.ready(wait_s):
+    async def near(self, signature: Signature, scopes: list[str], k: int, min_score: float) -> list[tuple[Case, float]]:
+        """Cases of similar failures (never the same signature), best first; [] without mem0. The first recall
+        of the process waits for mem0 to load (``recall_wait_s``)."""
+        if self.memory is None or not await self.memory.ready(self.recall_wait_s):
             return []
-        for scope in scopes:  # cases other processes recorded since this one indexed
-            await self.memory.index(await self.store.all(scope))
-        hits = await self.memory.search(memory_text(signature.gate, signature.stage, signature.shape), scopes,
-                                        k + 1, min_score)
+        namespace = self.store.keys.prefix
+        for scope in scopes:  # cases recorded (here or by other processes) since the last recall
+            await self.memory.index(namespace, await self.store.all(scope))
+        text = memory_text(signature.gate, signature.stage, signature.shape)
+        hits = await self.memory.search(text, namespace, scopes, k + 1, min_score)
         out: list[tuple[Case, float]] = []
         for h in hits:
             if h.key == signature.key:
@@ -137,8 +139,6 @@ class LibraryRun:
             self.template = None
         self._template_lines: frozenset[str] | None = None
         self.recorded: list[Case] = []
-        if library.memory is not None and policy.recall == "auto":
-            library.memory.start()  # loads in a thread while the run goes on
 
     # --- observing validations --------------------------------------------------------------------------------
 

