@@ -5,7 +5,8 @@ pack's genre template; the library writes the planned files and the gates re-val
 content: it restores what the template or an earlier verified state of the same project had.
 
 - ``restore_data_key`` — a data table lacks a key the game requires (``tier2 data error: <file> <key>: ...``, a
-  schema's ``'<key>' is a required property``): put the template's value of that key back.
+  schema's ``'<key>' is a required property``): put the key back with its value in the newest earlier version of
+  that table in this run that had it (e.g. the design phase's table), else with the template's value.
 - ``restore_last_built`` — a build error in a file: restore the file to its content at the last build that passed
   in this run, else to the pack template's file.
 - ``revert_to_last_pass`` — a gate that passed earlier in this run fails now: restore the files changed since that
@@ -101,9 +102,18 @@ def _plan_data_key(ctx: FixContext, failure: Failure) -> FixPlan | None:
     present, current = _get(table, key)
     if present and type(current) is type(value):
         return None  # the key is there with the template's type: something else is wrong
+    source = "the template's value"
+    for earlier in reversed(ctx.history.versions.get(rel, [])):
+        try:
+            had, old = _get(json.loads(earlier), key)
+        except ValueError:
+            continue
+        if had and type(old) is type(value):
+            value, source = old, "its value in an earlier version of the table in this run"
+            break
     _set(table, key, value)
     return FixPlan("restore_data_key", {rel: json.dumps(table, indent=2, ensure_ascii=False) + "\n"},
-                   f"restored {rel} key {key} to the template's value {json.dumps(value)[:80]}")
+                   f"restored {rel} key {key} to {source}, {json.dumps(value)[:80]}")
 
 
 def _plan_last_built(ctx: FixContext, failure: Failure) -> FixPlan | None:

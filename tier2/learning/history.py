@@ -78,10 +78,22 @@ class Verified:
     tokens: int
 
 
+_VERSIONS = 8
+
+
 @dataclass
 class History:
     pending: dict[str, Pending] = field(default_factory=dict)
     last_pass: dict[str, Files] = field(default_factory=dict)
+    #: the distinct contents each file had at the validations (and the baseline) of this run, oldest first
+    versions: dict[str, list[str]] = field(default_factory=dict)
+
+    def remember(self, files: Files) -> None:
+        for rel, content in files.items():
+            seen = self.versions.setdefault(rel, [])
+            if not seen or seen[-1] != content:
+                seen.append(content)
+                del seen[:-_VERSIONS]
 
     def observe(self, failures: list[tuple[Failure, Signature]], passed: set[str], files: Files,
                 model_calls: int = 0, tokens: int = 0) -> list[Verified]:
@@ -93,6 +105,7 @@ class History:
                 if names:  # nothing changed: the gate passing again proves no fix
                     verified.append(Verified(p, diff, names, max(0, model_calls - p.model_calls),
                                              max(0, tokens - p.tokens)))
+        self.remember(files)
         for failure, sig in failures:
             self.pending.setdefault(sig.key, Pending(sig, failure, files, model_calls, tokens))
         for gate in passed:

@@ -142,6 +142,10 @@ class LibraryRun:
 
     # --- observing validations --------------------------------------------------------------------------------
 
+    async def baseline(self) -> None:
+        """The files before the writer starts (the design phase's tables): earlier versions a fixer restores from."""
+        self.history.remember(await asyncio.to_thread(read_files, self.project))
+
     async def observe_build(self, build: BuildResult) -> Seen:
         return await self._observe(failures_of_build(build), {"l1.builds"} if build.ok else set())
 

@@ -79,6 +79,8 @@ class ImplementPhase:
         resume = session.req.resume
         pending = resume.stage if resume else ""
         verdict = Verdict("failed", "the writer never ran")
+        if session.library is not None:
+            await session.library.baseline()
         for round_no in range(resume.round if resume else 0, policy.writer.max_fix_rounds + 1):
             session.round = round_no
             if pending == "turn_done":  # the turn ended before the crash: validate what it left

@@ -110,21 +110,25 @@ def test_fixers_restore_from_the_template_and_the_last_pass(tmp_path: Path, pack
     project = tmp_path / "g"
     new_project(pack, project)
     template = pack.genre_of(project).template_dir
-    good = read_files(project)
-    history = History()
-    history.observe([], {"l1.builds", "l1.boots"}, good)
-    # a data key goes missing: restored with the template's value
     table = next(p for p in sorted((project / "data").glob("*.json"))
                  if any(isinstance(v, int) for v in json.loads(p.read_text()).values()))
     data = json.loads(table.read_text())
     key = next(k for k, v in data.items() if isinstance(v, int))
+    data[key] += 7  # this game's own value (the design phase wrote it), not the template's
+    table.write_text(json.dumps(data))
+    good = read_files(project)
+    history = History()
+    history.observe([], {"l1.builds", "l1.boots"}, good)
+    # the key goes missing: restored with the value the table had earlier in the run, else the template's
     del data[key]
     table.write_text(json.dumps(data))
     failure = Failure("page", "l1.boots", f"tier2 data error: {table.name} {key}: missing or not a number")
     plan = first_plan(FixContext(project, read_files(project), history, template), failure)
     assert plan is not None and plan.fixer == "restore_data_key"
-    restored = json.loads(plan.files[f"data/{table.name}"])
-    assert restored[key] == json.loads((template / "data" / table.name).read_text())[key]
+    templated = json.loads((template / "data" / table.name).read_text())[key]
+    assert json.loads(plan.files[f"data/{table.name}"])[key] == templated + 7
+    plan = first_plan(FixContext(project, read_files(project), History(), template), failure)
+    assert plan is not None and json.loads(plan.files[f"data/{table.name}"])[key] == templated
     # a build error: the file's content at the last build that passed
     (project / "src/main.js").write_text(good["src/main.js"] + "\nfunction broken( {\n")
     build_fail = Failure("build", "l1.builds", "Expected identifier but found end of file", "src/main.js")
