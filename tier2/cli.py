@@ -67,6 +67,8 @@ class _Progress:
             line = f"{self.phase} · step {event.step} · {event.tool} {event.summary}"
         elif event.type == "gate_result":
             line = f"validate · {'PASS' if event.passed else 'FAIL'} {event.gate_id}: {event.summary}"
+        elif event.type == "case_hit" and event.action == "applied":
+            line = f"library · {event.fixer} for {event.gate} → {'fixed' if event.fixed else 'not fixed'}"
         elif event.type == "run_finished":
             line = f"run finished: {event.status} — {event.stop_reason}"
         if line:

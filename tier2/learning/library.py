@@ -181,8 +181,10 @@ class LibraryRun:
         stored = [await self.library.record(base)] if self.own_scope != ENGINE_SCOPE else []
         template_only = await asyncio.to_thread(self._template_only, diff)
         if not p.signature.names_content and (fixer is not None or template_only):
+            # shared: only what the pack already has (template files, template lines) and tier2's own rule texts
+            files = [f for f in v.files if self.template is not None and (self.template / f).is_file()]
             engine = base.model_copy(update={"scope": ENGINE_SCOPE, "fix": base.fix.model_copy(
-                update={"diff": diff if template_only else ""})})
+                update={"diff": diff if template_only else "", "files": files})})
             stored.append(await self.library.record(engine))
         for case in stored:
             self.recorded.append(case)
@@ -311,7 +313,9 @@ class LibraryRun:
                          f"{case.fix.rule or '-'}\n  files: {', '.join(case.fix.files) or '-'}"
                          + (f"\n```diff\n{case.fix.diff[:self.policy.diff_chars]}\n```" if case.fix.diff else ""))
         for case, score, _sig in assist.recalled:
-            lines.append(f"- Similar past failure (similarity {score:.2f}) {case.gate}: {case.shape}\n  its fix: "
+            # a shared case another tenant's run recorded: its message text is that run's, not ours to show
+            shown = case.shape if case.scope == self.own_scope or case.source.startswith("seed:") else "(masked)"
+            lines.append(f"- Similar past failure (similarity {score:.2f}) {case.gate}: {shown}\n  its fix: "
                          f"{case.fix.rule or '-'}; files: {', '.join(case.fix.files) or '-'}"
                          + (f"\n```diff\n{case.fix.diff[:self.policy.diff_chars // 2]}\n```" if case.fix.diff else ""))
         for entry, sig in assist.advised:
