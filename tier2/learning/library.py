@@ -15,12 +15,15 @@ line is already in the pack template). Diffs are scrubbed of the service's secre
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from redis.exceptions import RedisError
 
 from tier2.events import CaseHit, CaseRecorded, Tier2Event
 from tier2.learning.fixers import FixContext, FixPlan, first_plan, fixer_named
@@ -38,6 +41,7 @@ from tier2.validators import ValidationReport
 
 __all__ = ["Applied", "Assist", "CaseLibrary", "LibraryRun", "Seen", "engine_of"]
 
+log = logging.getLogger(__name__)
 Emit = Callable[[Tier2Event], Awaitable[None]]
 HitAction = Literal["applied", "offered", "recalled", "advised"]
 Estimate = Literal["recorded", "minimum", "none"]
@@ -152,6 +156,14 @@ class LibraryRun:
     async def observe_report(self, report: ValidationReport) -> Seen:
         passed = {g.id for g in report.gates if g.passed or not g.blocking}
         return await self._observe(failures_of_report(report), passed)
+
+    async def observe_report_safely(self, report: ValidationReport) -> Seen | None:
+        """`observe_report` for a caller the library must never fail (None when Redis or the files refused)."""
+        try:
+            return await self.observe_report(report)
+        except (RedisError, OSError, ValueError) as exc:
+            log.warning("run %s: case library could not observe a validation: %s", self.run_id, exc)
+            return None
 
     async def _observe(self, failures: list[Failure], passed: set[str]) -> Seen:
         files = await asyncio.to_thread(read_files, self.project)

@@ -10,6 +10,7 @@ known fixes it offers and the near matches it recalled. The response's metadata 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -17,12 +18,15 @@ from typing import Any, Protocol
 from agentscope.message import TextBlock, ToolResultState
 from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolResponse
+from redis.exceptions import RedisError
 
 from tier2.learning.library import LibraryRun, Seen
 from tier2.toolchain import BuildResult
 from tier2.validators import ValidationReport
 
 __all__ = ["CaseLibraryMiddleware", "Recheck", "ToolChecks", "CHECK_TOOLS"]
+
+log = logging.getLogger(__name__)
 
 CHECK_TOOLS = frozenset({"Build", "RunGame"})
 
@@ -79,7 +83,11 @@ class CaseLibraryMiddleware(MiddlewareBase):
         if outcome is None or (final.metadata or {}).get("replayed"):
             yield final
             return
-        yield await self._assist(call.name, final, outcome)
+        try:
+            yield await self._assist(call.name, final, outcome)
+        except (RedisError, OSError, ValueError) as exc:  # the library is an aid: its failure never fails the tool
+            log.warning("case library skipped after %s: %s: %s", call.name, type(exc).__name__, exc)
+            yield final
 
     async def _assist(self, tool: str, final: ToolResponse, outcome: BuildResult | ValidationReport) -> ToolResponse:
         run = self.run

@@ -14,6 +14,7 @@ data's text): such a signature is never shared outside that tenant (`tier2.learn
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -166,6 +167,15 @@ def _words_of(value: object, out: set[str]) -> None:
             _words_of(v, out)
 
 
+@functools.lru_cache(maxsize=16)
+def _template_words(template: Path) -> frozenset[str]:
+    common: set[str] = set()
+    for path in template.rglob("*"):
+        if path.is_file() and path.suffix in _TEMPLATE_SUFFIXES:
+            common.update(w.lower() for w in _WORD.findall(path.read_text(errors="replace")))
+    return frozenset(common)
+
+
 def project_vocabulary(project: Path, brief: str, template: Path | None) -> frozenset[str]:
     """Words of the tenant's own game: the brief and the text values of its data tables, minus every word the pack
     template already has (engine and pack words are not the tenant's content)."""
@@ -176,9 +186,5 @@ def project_vocabulary(project: Path, brief: str, template: Path | None) -> froz
             _words_of(json.loads(path.read_text(errors="replace")), words)
         except (ValueError, RecursionError):
             continue
-    common: set[str] = set()
-    if template is not None and template.is_dir():
-        for path in template.rglob("*"):
-            if path.is_file() and path.suffix in _TEMPLATE_SUFFIXES:
-                common.update(w.lower() for w in _WORD.findall(path.read_text(errors="replace")))
+    common = _template_words(template) if template is not None and template.is_dir() else frozenset()
     return frozenset(words - common)

@@ -3,7 +3,10 @@ Build and RunGame tools, and the library's turn between a failing validation and
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
+
+from redis.exceptions import RedisError
 
 from tier2.learning import CaseLibraryMiddleware, LibraryRun, Recheck
 from tier2.middleware import RunLayers
@@ -16,6 +19,8 @@ if TYPE_CHECKING:
     from tier2.runs.session import Check, RunSession
 
 __all__ = ["RunToolChecks", "attach_library", "library_round", "open_library"]
+
+log = logging.getLogger(__name__)
 
 
 class RunToolChecks:
@@ -79,6 +84,14 @@ async def library_round(session: RunSession, check: Check) -> tuple[Check, str]:
     library = session.library
     if library is None or check.report.passed:
         return check, ""
+    try:
+        return await _round(session, library, check)
+    except (RedisError, OSError, ValueError) as exc:  # the library is an aid: its failure never fails the run
+        log.warning("run %s: case library skipped: %s: %s", session.run_id, type(exc).__name__, exc)
+        return session.last_check or check, ""
+
+
+async def _round(session: RunSession, library: LibraryRun, check: Check) -> tuple[Check, str]:
     seen = session.last_seen or await library.observe_report(check.report)
     notes: list[str] = []
     for _ in range(max(1, session.policy.learning.fixer_rounds)):

@@ -280,7 +280,7 @@ class RunSession:
             await self.emit(GateResult(run_id=self.run_id, gate_id=gate.id, layer=gate.layer, passed=gate.passed,
                                        summary=gate.summary))
         if self.library is not None:
-            self.last_seen = await self.library.observe_report(report)
+            self.last_seen = await self.library.observe_report_safely(report)
         self.mark("validated")
         self.last_check = Check(report, report_path)
         return self.last_check
