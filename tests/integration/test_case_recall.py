@@ -62,7 +62,7 @@ async def test_a_near_match_is_recalled_and_offered(library: CaseLibrary, pack: 
     new = Failure("page", "l1.no_errors", "tier2 data error: levels.json target_score: must be a positive number")
     sig = sign(new, ENGINE)
     assert await library.exact(sig, [ENGINE_SCOPE]) is None
-    near = await library.near(sig, [ENGINE_SCOPE], k=2, min_score=0.3)
+    near = await library.near(sig, [ENGINE_SCOPE], k=2, min_score=0.3, wait_s=600)
     assert near and near[0][0].fix.fixer == "restore_data_key", [(c.shape, s) for c, s in near]
     assert all(c.key != sig.key for c, _ in near)
     # through a run: the writer is offered it (recalled), nothing is applied without an exact hit
@@ -73,7 +73,7 @@ async def test_a_near_match_is_recalled_and_offered(library: CaseLibrary, pack: 
     async def emit(event) -> None:
         events.append(event)
     run = LibraryRun(library, run_id="r-recall", tenant="acme", pack=pack, project=project, brief="a game",
-                     policy=LearningPolicy(recall_min_score=0.3), emit=emit)
+                     policy=LearningPolicy(recall_min_score=0.3, recall_wait_s=600), emit=emit)
     from tier2.learning.library import Seen
     assist = await run.assist(Seen([(new, sig)], frozenset()))
     assert not assist.applied and assist.recalled and assist.recalled[0][0].fix.fixer == "restore_data_key"
@@ -85,6 +85,6 @@ async def test_recall_keeps_to_the_tenants_scope(library: CaseLibrary) -> None:
     await _put(library, tenant_scope("tenant-a"), "l1.economy", "gate",
                "no profitable strategy: serving the orders in turn nets nothing", None)
     sig = sign(Failure("gate", "l1.economy", "no profitable strategy: every order loses money"), ENGINE)
-    seen_by_a = await library.near(sig, [tenant_scope("tenant-a"), ENGINE_SCOPE], k=3, min_score=0.2)
+    seen_by_a = await library.near(sig, [tenant_scope("tenant-a"), ENGINE_SCOPE], k=3, min_score=0.2, wait_s=600)
     seen_by_b = await library.near(sig, [tenant_scope("tenant-b"), ENGINE_SCOPE], k=3, min_score=0.2)
     assert [c.gate for c, _ in seen_by_a] == ["l1.economy"] and seen_by_b == []

@@ -55,8 +55,8 @@ def engine_of(pack: Pack) -> str:
 class CaseLibrary:
     """Process-wide: the Redis store of cases and, when the ``memory`` extra is installed, the mem0 index."""
 
-    def __init__(self, store: CaseStore, recall: bool = True, recall_wait_s: float = 120.0) -> None:
-        self.store, self.recall_wait_s = store, recall_wait_s
+    def __init__(self, store: CaseStore, recall: bool = True) -> None:
+        self.store = store
         #: None without the ``memory`` extra (or with recall off): exact signatures only
         self.memory: CaseMemory | None = shared_memory() if recall and available() else None
 
@@ -67,10 +67,11 @@ class CaseLibrary:
     async def exact(self, signature: Signature, scopes: list[str]) -> Case | None:
         return await self.store.get(signature.key, scopes)
 
-    async def near(self, signature: Signature, scopes: list[str], k: int, min_score: float) -> list[tuple[Case, float]]:
-        """Cases of similar failures (never the same signature), best first; [] without mem0. The first recall
-        of the process waits for mem0 to load (``recall_wait_s``)."""
-        if self.memory is None or not await self.memory.ready(self.recall_wait_s):
+    async def near(self, signature: Signature, scopes: list[str], k: int, min_score: float,
+                   wait_s: float = 0.0) -> list[tuple[Case, float]]:
+        """Cases of similar failures (never the same signature), best first; [] without mem0, and while mem0 is
+        still loading after ``wait_s`` (the first recall of a process starts the load)."""
+        if self.memory is None or not await self.memory.ready(wait_s):
             return []
         namespace = self.store.keys.prefix
         for scope in scopes:  # cases recorded (here or by other processes) since the last recall
@@ -245,7 +246,7 @@ class LibraryRun:
                 continue
             if recall and self.policy.recall == "auto" and len(out.recalled) < self.policy.offer_limit:
                 for near, score in await self.library.near(sig, self.scopes, self.policy.recall_top_k,
-                                                           self.policy.recall_min_score):
+                                                           self.policy.recall_min_score, self.policy.recall_wait_s):
                     if all(near.key != c.key for c, _, _ in out.recalled):
                         out.recalled.append((near, score, sig))
             entry = rule_for(failure.message)

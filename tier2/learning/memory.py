@@ -112,10 +112,12 @@ class CaseMemory:
             self._ready.set()
 
     async def ready(self, timeout_s: float) -> bool:
-        """Wait (in a thread) until mem0 is loaded; False when it failed or is still loading after the timeout."""
+        """Start loading mem0 if nobody did; wait (in a thread) up to ``timeout_s`` for it. False when it failed or
+        is still loading."""
         self.start()
-        await asyncio.to_thread(self._ready.wait, timeout_s)
-        return self._memory is not None
+        if not self._ready.is_set() and timeout_s > 0:
+            await asyncio.to_thread(self._ready.wait, timeout_s)
+        return self._ready.is_set() and self._memory is not None
 
     def _add(self, namespace: str, cases: list[Case]) -> int:
         n = 0

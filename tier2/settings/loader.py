@@ -246,6 +246,9 @@ class LearningPolicy(BaseModel):
     recall: Literal["auto", "off"] = "auto"  # near matches through mem0 when the `memory` extra is installed
     recall_top_k: int = Field(default=3, ge=1, le=20)
     recall_min_score: float = Field(default=0.35, ge=0.0, le=1.0)
+    #: how long a recall may wait for mem0 to load (once per process); 0: never wait — the first recall starts the
+    #: load and finds nothing, later ones use it
+    recall_wait_s: float = Field(default=0.0, ge=0.0, le=600.0)
     offer_limit: int = Field(default=3, ge=0, le=20)  # known fixes offered to the writer per failing validation
     diff_chars: int = Field(default=2000, ge=0, le=20_000)  # of each offered fix's diff
 
