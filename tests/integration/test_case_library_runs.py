@@ -121,3 +121,23 @@ async def test_the_library_fixes_a_broken_turn_before_the_fix_round(runtime, con
     [hit] = [e for e in await _events(runtime, out.run_id) if isinstance(e, CaseHit)]
     assert (hit.gate, hit.action, hit.fixer, hit.fixed, hit.scope) == (
         "l1.builds", "applied", "restore_last_built", True, "engine")
+
+
+async def test_seeding_records_only_fixes_the_gates_verified(runtime) -> None:
+    """`tier2 cases seed` on one template: each defect injected, failing, fixed by the registry's fixer, passing."""
+    from tier2.learning.seed import SeedDefect
+    from tier2.runs.cases import seed_library
+    from tier2.testing.mutants import CONTRACT_MUTANTS
+
+    catalogue = [SeedDefect(m.defect, m.apply) for m in CONTRACT_MUTANTS]
+    results = await seed_library(runtime, catalogue, [runtime.pack.manifest.default_genre],
+                                 only=["syntax_error", "config_field_missing", "crash_at_boot"])
+    assert sorted((r.defect, r.status, r.fixer) for r in results) == [
+        ("config_field_missing", "fixed_by_fixer", "restore_data_key"),
+        ("crash_at_boot", "fixed_by_fixer", "revert_to_last_pass"),
+        ("syntax_error", "fixed_by_fixer", "restore_last_built")]
+    cases = await runtime.cases.store.all(ENGINE_SCOPE)
+    assert sorted(c.fix.fixer or "" for c in cases) == ["restore_data_key", "restore_last_built",
+                                                        "revert_to_last_pass"]
+    assert all(c.source.startswith("seed:") and c.cost.model_calls is None for c in cases)
+    assert {c.shape for c in cases} >= {"Expected identifier but found end of file", "<name> is not defined"}

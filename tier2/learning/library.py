@@ -191,9 +191,9 @@ class LibraryRun:
         base = Case(key=p.signature.key, engine=self.engine, gate=p.signature.gate, stage=p.signature.stage,
                     shape=self.redactor.scrub(p.signature.shape), scope=self.own_scope, source=self.source,
                     fix=CaseFix(fixer=fixer, diff=diff, files=v.files, rule=rule), cost=cost)
-        stored = [await self.library.record(base)] if self.own_scope != ENGINE_SCOPE else []
+        stored = [await self.library.record(base)]  # the run's own scope (the seeder's is the engine's)
         template_only = await asyncio.to_thread(self._template_only, diff)
-        if not p.signature.names_content and (fixer is not None or template_only):
+        if self.own_scope != ENGINE_SCOPE and not p.signature.names_content and (fixer is not None or template_only):
             # shared: only what the pack already has (template files, template lines) and tier2's own rule texts
             files = [f for f in v.files if self.template is not None and (self.template / f).is_file()]
             engine = base.model_copy(update={"scope": ENGINE_SCOPE, "fix": base.fix.model_copy(
