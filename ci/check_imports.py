@@ -1,7 +1,8 @@
 """Fail when a tier2 module imports a package from a higher architectural layer (every import, lazy ones too).
 
-Direction: app/cli → service → runs → assembly → {tools, learning} → {validators, middleware, models}
-→ {workspace, browser, toolchain, store, sandbox} → {packs, telemetry, design} → {events, settings, prompts} → errors.
+Direction: app/cli/client → {service, studio} → runs → assembly → {tools, learning} → {validators, middleware,
+models} → {workspace, browser, toolchain, store, sandbox} → {packs, telemetry, design} → {events, settings, prompts}
+→ errors.
 Nothing imports ``service`` except the composition root; ``validators`` never imports ``assembly``.
 Relative imports are resolved against the importing file's package first (``from ..runs import x`` inside
 ``tier2/service/`` is ``tier2.runs``).
@@ -24,8 +25,8 @@ RANKS: dict[str, int] = {
     "tools": 5, "learning": 5,
     "assembly": 6,
     "runs": 7,
-    "service": 8,
-    "app": 9, "testing": 9,
+    "service": 8, "studio": 8,
+    "app": 9, "testing": 9, "client": 9,
     "cli": 10,
     "__main__": 11, "__init__": 11,
 }

@@ -25,11 +25,13 @@ from tier2.packs import load_pack
 from tier2.runs import open_runtime
 from tier2.runs.owner import sweep_orphans
 from tier2.runs.worker import Worker, ensure_group
-from tier2.service import health, projects, runs, trajectory
+from tier2.service import health, projects, run_files, runs, trajectory
 from tier2.service.docs import docs_router
 from tier2.service.errors import install_error_handlers
 from tier2.settings.api_keys import ApiKeys
 from tier2.settings.loader import Settings
+from tier2.store.run_index import RunIndex
+from tier2.studio import studio_router
 from tier2.workspace import ProjectWorkspaceManager
 
 __all__ = ["build_app", "served_routes", "TIER2_ROUTES"]
@@ -44,6 +46,9 @@ TIER2_ROUTES: frozenset[tuple[str, str]] = frozenset({
     ("GET", "/v1/runs/{run_id}/delivery"), ("GET", "/v1/runs/{run_id}/artifacts/{name:path}"),
     ("GET", "/v1/runs/{run_id}/trajectory"), ("GET", "/v1/threads/{thread_id}"), ("POST", "/v1/projects"),
     ("GET", "/v1/projects/{project_id}"),
+    ("GET", "/v1/runs"), ("GET", "/v1/runs/{run_id}/design"), ("GET", "/v1/runs/{run_id}/report"),
+    ("POST", "/v1/runs/{run_id}/play-token"), ("GET", "/v1/runs/{run_id}/play/{token}/{name:path}"),
+    ("GET", "/studio"), ("GET", "/studio/"), ("GET", "/studio/{name}"),
 })
 
 
@@ -87,6 +92,9 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
             orphans = await sweep_orphans(rt.store)  # foreground runs whose process died: end them visibly
             if orphans:
                 log.warning("ended %d run(s) orphaned by a dead process: %s", len(orphans), ", ".join(orphans))
+            indexed = await RunIndex(rt.store.r, rt.store.keys).backfill()  # runs accepted before the index
+            if indexed:
+                log.info("listed %d earlier run(s) in their tenants' run indexes", indexed)
             await ensure_group(rt)
             stop = asyncio.Event()
             a.state.tier2_workers = [Worker(rt) for _ in range(workers)]
@@ -110,5 +118,7 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     app.include_router(runs.router)
     app.include_router(projects.router)
     app.include_router(trajectory.router)
+    app.include_router(run_files.router)
+    app.include_router(studio_router())
     app.include_router(docs_router(public=settings.public_docs))
     return app

@@ -1,7 +1,9 @@
-"""The ``tier2`` command line: generate, serve, worker, validate, packs, cases, doctor.
+"""The ``tier2`` command line: generate, serve, worker, validate, packs, cases, doctor, sandbox exec — and, against a
+running service, submit and runs list|show|events|cancel|delivery (`tier2.client.commands`).
 
 Exit codes: 0 success (game delivered / all L1 gates pass / healthy), 1 the run or a gate failed,
-2 usage or setup error (bad brief, missing Chromium/esbuild/Redis, unknown model route).
+2 usage or setup error (bad brief, missing Chromium/esbuild/Redis, unknown model route, an API error, an
+unreachable service).
 """
 
 from __future__ import annotations
@@ -11,68 +13,18 @@ import asyncio
 import json
 import logging
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from tier2.client.args import budget_options, non_negative, positive, read_brief, usd
+from tier2.client.commands import add_service_commands
+from tier2.client.display import ProgressDisplay
 from tier2.errors import BadInput, Tier2Error
-from tier2.events import Tier2Event
-from tier2.settings.loader import Settings, load_security
+from tier2.settings.loader import CONFIG_LOG, Settings, load_security
 
 __all__ = ["main"]
 
-MAX_BRIEF_FILE_BYTES = 1_000_000
 _TRACED_COMMANDS = ("generate", "serve", "worker")
-
-
-def _read_brief(args: argparse.Namespace) -> str:
-    if args.brief_file:
-        path = Path(args.brief_file)
-        if not path.is_file():
-            raise BadInput(f"brief file {path} does not exist")
-        with path.open("rb") as f:
-            data = f.read(MAX_BRIEF_FILE_BYTES + 1)
-    elif args.brief == "-":
-        data = sys.stdin.buffer.read(MAX_BRIEF_FILE_BYTES + 1)
-    else:
-        return args.brief or ""
-    if len(data) > MAX_BRIEF_FILE_BYTES:
-        raise BadInput(f"brief is over {MAX_BRIEF_FILE_BYTES} bytes; the limit is a few thousand characters")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"brief is not valid UTF-8: {exc}") from exc
-
-
-class _Progress:
-    """Human-readable progress lines on stderr: elapsed time, phase, step, last tool."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.quiet, self.t0, self.phase = quiet, time.monotonic(), "setup"
-
-    async def __call__(self, seq: int, event: Tier2Event) -> None:
-        if self.quiet:
-            return
-        t = time.monotonic() - self.t0
-        line = None
-        if event.type == "run_started":
-            line = f"run {event.run_id} · project {event.project_dir} · model {event.model_route} ({event.model})"
-        elif event.type == "phase_changed":
-            self.phase = event.phase
-            line = f"phase {event.phase}" + (f" — {event.detail}" if event.detail else "")
-        elif event.type == "tool_finished" and (event.tool in ("Build", "RunGame") or event.state != "success"):
-            line = f"{self.phase} · step {event.step} · {event.tool} → {event.state}" + (
-                f" · {event.summary}" if event.summary else "")
-        elif event.type == "tool_started" and event.tool not in ("Build", "RunGame"):
-            line = f"{self.phase} · step {event.step} · {event.tool} {event.summary}"
-        elif event.type == "gate_result":
-            line = f"validate · {'PASS' if event.passed else 'FAIL'} {event.gate_id}: {event.summary}"
-        elif event.type == "case_hit" and event.action == "applied":
-            line = f"library · {event.fixer} for {event.gate} → {'fixed' if event.fixed else 'not fixed'}"
-        elif event.type == "run_finished":
-            line = f"run finished: {event.status} — {event.stop_reason}"
-        if line:
-            print(f"[{t:6.1f}s] {line}", file=sys.stderr, flush=True)
 
 
 async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace, brief: str) -> int:
@@ -81,11 +33,15 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
     cont = Path(args.continue_dir).resolve() if getattr(args, "continue_dir", None) else None
     async with open_runtime(settings, redis_url) as rt:
         out = Path(args.out).resolve() if args.out else None
-        options = {**_budget_options(args), **({"workspace": args.workspace} if args.workspace else {})}
-        outcome = await execute_run(rt, RunRequest(brief=brief, out_dir=out, model=args.model,
-                                                   options=options, existing_project=cont,
-                                                   pause_after="design" if args.design_only else None),
-                                    sink=_Progress(args.quiet))
+        options = {**budget_options(args), **({"workspace": args.workspace} if args.workspace else {})}
+        request = RunRequest(brief=brief, out_dir=out, model=args.model, options=options, existing_project=cont,
+                             pause_after="design" if args.design_only else None)
+        if args.quiet:
+            outcome = await execute_run(rt, request)
+        else:  # the same display as `tier2 submit` (live on a terminal, plain lines elsewhere), on stderr
+            cap = args.budget_usd or rt.policies.snapshot().budget.usd
+            with ProgressDisplay(sys.stderr, budget_usd=cap) as display:
+                outcome = await execute_run(rt, request, sink=display.sink)
     d = outcome.delivery
     paused = outcome.status == "stopped" and outcome.stop_reason.startswith("paused after design")
     if args.json:
@@ -97,6 +53,7 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
         print(f"delivery:   {outcome.delivery_path}")
         print(f"report:     {(d.get('verification') or {}).get('report')}")
         print(f"screenshot: {d.get('screenshot')}")
+        print(f"policy:     {d.get('policy_hash')} · security/build {d.get('security_hash')}")
         done = d.get("completion")
         if done:
             print(f"design:     {done['summary']} (genre {done['genre']}; spec {outcome.project_dir}/design/spec.json)")
@@ -130,7 +87,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     settings = Settings()
     if getattr(args, "continue_dir", None) and args.brief is None and not args.brief_file:
         args.brief = _design_goal(Path(args.continue_dir))
-    brief = _read_brief(args)
+    brief = read_brief(args)
     from tier2.runs import validate_brief
 
     validate_brief(brief, load_security(settings.config_dir).brief)  # fail before starting anything
@@ -138,8 +95,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from tier2.runs.sandboxing import choose_workspace
         from tier2.settings.loader import PolicyStore
 
-        choose_workspace(load_security(settings.config_dir), PolicyStore(settings.config_dir).snapshot(),
-                         {"workspace": args.workspace})
+        security = load_security(settings.config_dir)
+        choose_workspace(security, PolicyStore(settings.config_dir, security).snapshot(), {"workspace": args.workspace})
     return _with_redis(settings, lambda url: asyncio.run(_generate(settings, url, args, brief)))
 
 
@@ -281,39 +238,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return _with_redis(settings, run)
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} must be 0 or more")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _non_negative(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _usd(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of USD") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} must be a positive amount of USD")
-    return value
-
-
-def _budget_options(args: argparse.Namespace) -> dict[str, Any]:
-    """``--budget-usd`` / ``--budget-tokens`` as the run's ``budget`` option (unset → hot config default)."""
-    own = {"usd": args.budget_usd, "tokens": args.budget_tokens}
-    return {"budget": {k: v for k, v in own.items() if v is not None}}
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tier2", description="Generate playable, validated Phaser games from a brief.")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -325,9 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--model", help="model route from config/policy/models.yaml (default: offline)")
     g.add_argument("--json", action="store_true", help="print the delivery record as JSON")
     g.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    g.add_argument("--budget-usd", type=_usd, metavar="X",
+    g.add_argument("--budget-usd", type=usd, metavar="X",
                    help="USD cap for this run, all model calls together (default: budget.usd in hot config)")
-    g.add_argument("--budget-tokens", type=_positive, metavar="N",
+    g.add_argument("--budget-tokens", type=positive, metavar="N",
                    help="input+output token cap for this run (default: budget.tokens in hot config)")
     g.add_argument("--design-only", action="store_true",
                    help="stop after the design phase (docs/design/, design/spec.json); exit 0 when the design is valid")
@@ -347,11 +271,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
     s.add_argument("--log-level", default="info")
-    s.add_argument("--workers", type=_non_negative, default=1,
+    s.add_argument("--workers", type=non_negative, default=1,
                    help="in-process workers running accepted runs (0: only separate `tier2 worker` processes)")
     s.set_defaults(fn=cmd_serve)
     w = sub.add_parser("worker", help="run accepted runs from the shared Redis (REDIS_URL) until stopped")
-    w.add_argument("--concurrency", type=_positive, default=1, help="runs at a time in this process")
+    w.add_argument("--concurrency", type=positive, default=1, help="runs at a time in this process")
     w.add_argument("--name", help="consumer name (default: host-pid-random)")
     w.set_defaults(fn=cmd_worker)
     v = sub.add_parser("validate", help="build (if needed) and run the L1 gates on a game (exit 0 pass, 1 fail)")
@@ -393,6 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         q.set_defaults(fn=cmd_cases)
     d = sub.add_parser("doctor", help="check Redis, Chromium and the pack toolchain")
     d.set_defaults(fn=cmd_doctor)
+    add_service_commands(sub)
     return p
 
 
@@ -401,8 +326,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command in ("serve", "worker"):  # config hashes at start, policy reloads and refused edits
+        logging.getLogger(CONFIG_LOG).setLevel(logging.DEBUG if args.verbose else logging.INFO)
     if args.command == "generate" and args.brief is None and not args.brief_file and not args.continue_dir:
         parser.error("generate needs a BRIEF (or --brief-file, or '-' for stdin)")
+    if args.command == "submit" and args.brief is None and not args.brief_file:
+        parser.error("submit needs a BRIEF (or --brief-file, or '-' for stdin)")
     try:
         if args.command in _TRACED_COMMANDS:
             from tier2.telemetry import setup_tracing

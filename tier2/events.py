@@ -26,6 +26,7 @@ __all__ = [
     "PlanChanged",
     "CaseHit",
     "CaseRecorded",
+    "PolicyRefused",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
@@ -160,9 +161,20 @@ class CaseRecorded(_Event):
     verified: int = 1
 
 
+class PolicyRefused(_Event):
+    """The hot-policy files on disk hold an edit that was refused (it does not validate, or it raises a ceiling of
+    the security config) when this run took its snapshot: the run works under ``policy``, the snapshot still in
+    effect, not under the edit (``refused``: the refused files' hash)."""
+
+    type: Literal["policy_refused"] = "policy_refused"
+    policy: str
+    refused: str
+    reason: str
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished | PlanChanged | CaseHit | CaseRecorded,
+    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded,
     Field(discriminator="type"),
 ]
 

@@ -123,3 +123,62 @@ def template_zip(extra: dict[str, bytes] | None = None, compression: int = 0) ->
         for name, data in (extra or {}).items():
             zf.writestr(name, data)
     return buf.getvalue()
+
+
+class DroppingProxy:
+    """A TCP forwarder on loopback in front of a server: `drop()` cuts every open connection at once, as a network
+    drop does (the browser sees its streams fail mid-response and must reconnect)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = 0
+        self.dropped = 0
+        self._open: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> str:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        pair = (writer, up_writer)
+        self._open.add(pair)
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        try:
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        finally:
+            self._open.discard(pair)
+            for w in pair:
+                with contextlib.suppress(ConnectionError, OSError):
+                    await w.wait_closed()
+
+    def drop(self) -> int:
+        """Abort every open connection (both sides); returns how many were cut."""
+        cut = list(self._open)
+        for client, upstream in cut:
+            client.transport.abort()
+            upstream.transport.abort()
+        self.dropped += len(cut)
+        return len(cut)
+
+    async def close(self) -> None:
+        self.drop()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()

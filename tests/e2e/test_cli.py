@@ -39,8 +39,8 @@ def test_generate_delivers_a_verified_game(potion) -> None:
     gates = {g["id"]: g for g in delivery["verification"]["gates"]}
     assert all(g["passed"] for g in gates.values() if g["layer"] == "L1" and g["mode"] == "enforce")
     assert {"l1.builds", "l1.boots", "l1.no_errors", "l1.frames_advance", "l1.canvas_not_blank",
-            "l1.input_changes_state", "l1.latch_split", "l1.data_linkage", "l1.economy", "l1.engine_calls",
-            "l3.visual_score"} <= set(gates)
+            "l1.input_changes_state", "l1.latch_split", "l1.legible", "l1.data_linkage", "l1.economy",
+            "l1.engine_calls", "l3.visual_score"} <= set(gates)
     assert delivery["usage"]["estimated"] and delivery["usage"]["output_tokens"] > 0
     assert delivery["usage"]["cost_usd"] > 0 and delivery["usage"]["cost_by_agent"]["writer"] > 0
     final = json.loads(Path(delivery["verification"]["report"]).read_text())

@@ -15,7 +15,7 @@ from tier2.events import CaseHit
 from tier2.learning import CaseLibrary, LibraryRun, available
 from tier2.learning.signature import Failure, sign
 from tier2.packs import Pack
-from tier2.settings.loader import LearningPolicy
+from tier2.settings.policy import LearningPolicy
 from tier2.store.cases import ENGINE_SCOPE, Case, CaseFix, CaseStore, tenant_scope
 from tier2.store.keys import Keys
 from tier2.store.run_store import RunStore

@@ -151,7 +151,7 @@ async def test_a_worker_that_gives_up_after_max_attempts(runtime: Runtime, tmp_p
 
 async def test_a_worker_error_outside_the_run_loop(runtime: Runtime, tmp_path: Path, finishes: list,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    async def broken(self: Worker, lease: Any, record: Any, cancel: Any) -> None:
+    async def broken(self: Worker, lease: Any, record: Any, cancel: Any, policy: Any = None) -> None:
         raise OSError("disk gone")
 
     monkeypatch.setattr(Worker, "_attempt", broken)

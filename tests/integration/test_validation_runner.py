@@ -39,7 +39,7 @@ async def test_template_game_passes_every_l1_gate(pool, pack, template_copy: Pat
     assert {g.id for g in report.gates} == {
         "l1.builds", "l1.data_schema", "l1.data_linkage", "l1.economy", "l1.boots", "l1.no_errors", "l1.frames_advance",
         "l1.canvas_not_blank", "l1.activity", "l1.input_changes_state", "l1.control_responsiveness",
-        "l1.latch_split", "l1.engine_calls", "l1.magic_numbers"}
+        "l1.latch_split", "l1.legible", "l1.engine_calls", "l1.magic_numbers"}
     latch = next(g for g in report.gates if g.id == "l1.latch_split").evidence["outcomes"]
     assert latch == {"idle": "running", "abandon": "abandoned", "win": "won", "lose": "lost"}
     assert (tmp_path / "report" / "report.html").read_text().count("<tr>") == len(report.gates) + 1

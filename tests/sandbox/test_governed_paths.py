@@ -19,7 +19,9 @@ async def test_no_route_reaches_an_agentscope_session_or_a_host_shell(tmp_path: 
     app = build_app(Settings(workspaces=tmp_path, redis_url=redis_url), redis_url, workers=0)
     served = served_routes(app)
     assert served == TIER2_ROUTES
-    assert all(p.startswith(("/v1/", "/healthz", "/docs", "/redoc", "/openapi.json")) for _, p in served), served
+    assert all(p.startswith(("/v1/", "/healthz", "/docs", "/redoc", "/openapi.json", "/studio")) for _, p in served), \
+        served
+    assert {m for m, p in served if p.startswith("/studio")} == {"GET"}  # the Studio's static files, nothing else
     endpoints = []
     for route in app.router.routes:
         contexts = route.effective_route_contexts() if hasattr(route, "effective_route_contexts") else [route]

@@ -32,7 +32,7 @@ from tier2.learning.memory import CaseMemory, available, memory_text, shared_mem
 from tier2.learning.signature import Failure, Signature, failures_of_build, failures_of_report, project_vocabulary, sign
 from tier2.learning.taxonomy import TaxonomyEntry, rule_for
 from tier2.packs import Pack
-from tier2.settings.loader import LearningPolicy
+from tier2.settings.policy import LearningPolicy
 from tier2.settings.secrets import Redactor
 from tier2.store.cases import ENGINE_SCOPE, Case, CaseCost, CaseFix, CaseStore, tenant_scope
 from tier2.store.trajectory import CaseCallRecord, TrajectoryStore

@@ -26,7 +26,7 @@ from tier2.learning.fixers import FixContext, first_plan
 from tier2.learning.history import read_files
 from tier2.learning.library import CaseLibrary, LibraryRun
 from tier2.packs import Genre, Pack
-from tier2.settings.loader import LearningPolicy
+from tier2.settings.policy import LearningPolicy
 from tier2.store.cases import ENGINE_SCOPE, Case
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.workspace import new_project

@@ -12,8 +12,9 @@ import random
 import re
 import unicodedata
 
-__all__ = ["ascii_fold", "brief_tokens", "brief_words", "content_nouns", "difficulty", "hash_hue", "hsl",
-           "normalise_brief", "palette_for", "seeded", "singular", "slug", "subtitle_from", "title_from"]
+__all__ = ["MIN_TEXT_CONTRAST", "ascii_fold", "brief_tokens", "brief_words", "content_nouns", "contrast",
+           "difficulty", "hash_hue", "hsl", "normalise_brief", "palette_for", "seeded", "singular", "slug",
+           "subtitle_from", "title_from"]
 
 _STOP = frozenset(
     "the and for with from that this where which while when then them they their there into your you our are "
@@ -104,14 +105,37 @@ def subtitle_from(brief: str, fallback: str, limit: int = 72) -> str:
     return text[0].upper() + text[1:]
 
 
+#: WCAG 2 contrast every palette colour drawn as text keeps against the background and the panel (``l1.legible``)
+MIN_TEXT_CONTRAST = 4.6
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours (1..21)."""
+    def lum(colour: str) -> float:
+        c = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        c = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    dark, light = sorted((lum(a), lum(b)))
+    return (light + 0.05) / (dark + 0.05)
+
+
 def palette_for(hue: int, rng: random.Random) -> dict[str, str]:
-    """Dark background and panel in ``hue``, near-white text, a complementary accent, green good, red bad —
-    text on background and panel stays well above 4.5:1 contrast."""
-    return {"background": hsl(hue, rng.uniform(0.3, 0.45), rng.uniform(0.09, 0.13)),
-            "panel": hsl(hue, rng.uniform(0.25, 0.4), rng.uniform(0.2, 0.25)),
-            "accent": hsl(hue + rng.randint(140, 220), rng.uniform(0.65, 0.8), rng.uniform(0.58, 0.66)),
-            "text": hsl(hue, rng.uniform(0.3, 0.45), rng.uniform(0.92, 0.95)),
-            "good": hsl(rng.randint(105, 135), 0.5, 0.6), "bad": hsl(rng.randint(-8, 8), 0.65, 0.62)}
+    """Dark background and panel in ``hue``, near-white text, a complementary accent, green good, red bad. Text
+    colours too dark to read on the background (and the accent, which titles panels, on the panel) are lightened
+    until they reach `MIN_TEXT_CONTRAST`."""
+    bg = (hue, rng.uniform(0.3, 0.45), rng.uniform(0.09, 0.13))
+    panel = (hue, rng.uniform(0.25, 0.4), rng.uniform(0.2, 0.25))
+    inks = {"accent": (hue + rng.randint(140, 220), rng.uniform(0.65, 0.8), rng.uniform(0.58, 0.66)),
+            "text": (hue, rng.uniform(0.3, 0.45), rng.uniform(0.92, 0.95)),
+            "good": (rng.randint(105, 135), 0.5, 0.6), "bad": (rng.randint(-8, 8), 0.65, 0.62)}
+    pal = {"background": hsl(*bg), "panel": hsl(*panel)}
+    for key, (h, sat, light) in inks.items():
+        under = ("background", "panel") if key == "accent" else ("background",)
+        while light < 0.96 and min(contrast(hsl(h, sat, light), pal[k]) for k in under) < MIN_TEXT_CONTRAST:
+            light += 0.02
+        pal[key] = hsl(h, sat, light)
+    return pal
 
 
 def difficulty(brief: str) -> str:

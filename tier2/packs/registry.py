@@ -7,6 +7,7 @@ Every pack — the built-in Phaser one included — goes through `load_pack`; no
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import shutil
 from dataclasses import dataclass
@@ -19,7 +20,20 @@ from tier2.errors import BadInput, PackError, ToolchainMissing
 from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
 
-__all__ = ["Pack", "load_pack", "pack_by_ref"]
+__all__ = ["PIN_FILES", "Pack", "load_pack", "pack_by_ref", "pins_hash"]
+
+#: the files of a pack that pin what a build uses (engine version, build profile, exact npm packages)
+PIN_FILES = ("pack.yaml", "package.json", "package-lock.json")
+
+
+def pins_hash(root: Path) -> str:
+    """sha256 over the pack's `PIN_FILES` (name and bytes; a missing one counts as absent), 16 hex characters."""
+    digest = hashlib.sha256()
+    for name in PIN_FILES:
+        path = root / name
+        if path.is_file():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -30,6 +44,8 @@ class Pack:
     root: Path
     skills_root: Path
     genres: dict[str, Genre]
+    #: sha256 (16 hex) of the pack's build inputs — `PIN_FILES`: manifest (engine pin, build profile) and npm locks
+    pins_hash: str = ""
 
     @property
     def id(self) -> str:
@@ -148,7 +164,7 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
     if manifest.default_genre not in genres:
         raise PackError(f"pack {pack_id}: default genre {manifest.default_genre!r} not in {', '.join(genres)}")
     pack = Pack(manifest=manifest, root=root, skills_root=(skills_root or root / "skills").resolve(),
-                genres=genres)
+                genres=genres, pins_hash=pins_hash(root))
     for genre in genres.values():
         for rel in (manifest.build.entry, manifest.build.html):
             if not (genre.template_dir / rel).exists():

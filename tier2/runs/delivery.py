@@ -13,7 +13,7 @@ from tier2.store.lifecycle import TerminalStatus
 from tier2.validators import ValidationReport
 from tier2.workspace import snapshot
 
-__all__ = ["DELIVERY_FILE", "SCREENSHOT_FILE", "load_delivery", "write_delivery"]
+__all__ = ["DELIVERY_FILE", "SCREENSHOT_FILE", "design_record", "load_delivery", "write_delivery"]
 
 DELIVERY_FILE = "delivery.json"
 SCREENSHOT_FILE = "screenshot.png"
@@ -25,9 +25,11 @@ _REQUIRED = ("run_id", "project_id", "status", "stop_reason", "source", "build",
 def write_delivery(
     *, project: Path, run_id: str, project_id: str, status: TerminalStatus, stop_reason: str, brief: str, pack: str,
     model: dict[str, Any], report: ValidationReport | None, report_path: Path | None, usage: dict[str, Any],
-    timings: dict[str, int], extra: dict[str, Any] | None = None,
+    timings: dict[str, int], extra: dict[str, Any] | None = None, policy_hash: str | None = None,
+    security_hash: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
-    """Write ``delivery.json`` (and ``screenshot.png``) into the project; return the path and the record."""
+    """Write ``delivery.json`` (and ``screenshot.png``) into the project; return the path and the record.
+    ``policy_hash``: the run's hot-policy snapshot; ``security_hash``: the security/build config it ran under."""
     screenshot = None
     if report is not None and report.screenshots:
         src = Path(report.screenshots[-1])
@@ -62,12 +64,40 @@ def write_delivery(
         "screenshot": str(screenshot) if screenshot else None,
         "usage": usage,
         "timings_ms": timings,
+        "policy_hash": policy_hash,
+        "security_hash": security_hash,
         "created_at": time.time(),
         **(extra or {}),  # template (the pack genre); the design phase: design, completion (N of M verified), plan
     }
     path = project / DELIVERY_FILE
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
     return path, record
+
+
+def design_record(design: Any, report: ValidationReport | None, reason: str,
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The design phase's part of the delivery — the completion map (every requirement → the gates that verified it,
+    or why not) and the final plan — and the run record's ``plan``/``completion`` fields. Requirement nodes are
+    verified only by gates that passed, never by a ticked task. ``design``: the run's
+    `tier2.runs.design_phase.DesignOutcome`; ``reason``: why the run ended (the reason of a run never validated)."""
+    completion = design.completion(report, reason if report is None else "")
+    plan = design.plan
+    for row in completion["requirements"]:
+        node = f"req.{row['id']}"
+        if node in plan.nodes:
+            plan.set(node, "verified" if row["status"] == "verified" else ("failed" if report else "blocked"),
+                     gates=row["gates"] or None, reason=row["reason"] or None)
+    if report is not None:
+        plan.set("phase.implement", "verified" if report.build and report.build.get("ok") else "failed")
+        plan.set("phase.validate", "verified" if report.passed else "failed",
+                 failed=[g.id for g in report.failures] or None)
+    fields = {"plan": plan.summary(), "completion": {k: completion[k] for k in (
+        "verified", "total", "summary", "genre", "buildable", "unsupported")}}
+    extra = {"design": {"spec": "design/spec.json", "gdd": "docs/design/GDD.md", "genre": design.spec.get("genre"),
+                        "scope": design.spec.get("scope"), "goal_version": plan.goal_version,
+                        "reused": design.reused, "rerun": design.rerun, "edited_by_person": design.edited},
+             "completion": completion, "plan": plan.summary()}
+    return extra, fields
 
 
 def load_delivery(source: Path | str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ through the one fenced finish (`tier2.store.finish.finish_run`); this module is 
 
 from __future__ import annotations
 
+from tier2.runs.policy import run_policy
 from tier2.runs.request import EventSink, Resume, RunOutcome, RunRequest, new_run_id, validate_brief
 from tier2.runs.runtime import Runtime
 from tier2.runs.session import RunSession
@@ -19,4 +20,5 @@ async def execute_run(rt: Runtime, req: RunRequest, sink: EventSink | None = Non
     """Run one brief to a terminal state. Raises only for bad input or broken setup found before the run
     starts; anything after that ends as a ``failed``/``stopped`` delivery with a reason."""
     brief = validate_brief(req.brief, rt.security.brief)
-    return await RunSession(rt, req, brief, sink).execute()
+    policy = req.policy if req.policy is not None else await run_policy(rt, req.run_id)
+    return await RunSession(rt, req, brief, sink, policy=policy).execute()

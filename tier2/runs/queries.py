@@ -1,5 +1,5 @@
-"""Use cases that read (or flag) a tenant's runs: details with attempts, threads, cancel, the delivery, artifact
-files, the trajectory, the event stream, a loaded project.
+"""Use cases that read (or flag) a tenant's runs: the list, details with attempts, threads, cancel, the delivery,
+the trajectory, the event stream, a loaded project (the files of a run's project: `tier2.runs.run_files`).
 
 Every function takes the caller's tenant and reads through the store's tenant-scoped calls
 (`RunStore.get_run_for`, ``get_thread_for``, ``get_project_for``): another tenant's id is `NotFound`, exactly
@@ -9,7 +9,6 @@ like an unknown one. The results are the stored data; what a tenant may see of i
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,16 +19,13 @@ from tier2.events import TERMINAL_STATUSES, CancelRequested, Tier2Event
 from tier2.runs.runtime import Runtime
 from tier2.store.leases import LeaseStore
 from tier2.store.records import RunRecord
+from tier2.store.run_index import Cursor, RunIndex, RunPage
 from tier2.store.run_store import RunStore
 from tier2.store.trajectory import CallRecord, TrajectoryStore
 
-__all__ = ["ARTIFACT_FILES", "RunDetails", "ThreadDetails", "TrajectoryPage", "artifact_path", "cancel_run",
-           "follow_events", "project_details", "require_run", "run_delivery", "run_details", "run_trajectory",
+__all__ = ["RunDetails", "ThreadDetails", "TrajectoryPage", "cancel_run", "follow_events", "list_runs",
+           "project_details", "project_dir", "require_run", "run_delivery", "run_details", "run_trajectory",
            "thread_details"]
-
-#: files of a project that may be downloaded, besides anything under ``dist/``
-ARTIFACT_FILES = frozenset({"delivery.json", "screenshot.png"})
-_BAD_NAME = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -65,6 +61,14 @@ async def require_run(store: RunStore, tenant: str, run_id: str) -> RunRecord:
     return record
 
 
+async def list_runs(rt: Runtime, tenant: str, *, after: Cursor | None = None, statuses: frozenset[str] | None = None,
+                    text: str | None = None, limit: int = 50) -> RunPage:
+    """A page of the tenant's runs, newest first, filtered by status (any of) and text (in the brief or the id);
+    ``next`` says where the following page starts. Only this tenant's runs are ever read."""
+    return await RunIndex(rt.store.r, rt.store.keys).page(tenant, after=after, statuses=statuses, text=text,
+                                                          limit=limit)
+
+
 async def run_details(rt: Runtime, tenant: str, run_id: str) -> RunDetails:
     record = await require_run(rt.store, tenant, run_id)
     return RunDetails(record, await LeaseStore(rt.store.r, rt.store.keys).attempts(run_id))
@@ -92,7 +96,8 @@ async def cancel_run(rt: Runtime, tenant: str, run_id: str) -> RunRecord:
     return record
 
 
-def _project_dir(record: RunRecord) -> Path:
+def project_dir(record: RunRecord) -> Path:
+    """The run's project directory; `Conflict` while the run has not created it."""
     if not record.project_dir:
         raise Conflict("the run has not created its project yet")
     return Path(record.project_dir)
@@ -101,33 +106,13 @@ def _project_dir(record: RunRecord) -> Path:
 async def run_delivery(rt: Runtime, tenant: str, run_id: str) -> tuple[RunRecord, dict[str, Any]]:
     """The run and its ``delivery.json`` as stored (local paths included); `Conflict` until the run has ended."""
     record = await require_run(rt.store, tenant, run_id)
-    path = _project_dir(record) / "delivery.json"
+    path = project_dir(record) / "delivery.json"
     if record.status not in TERMINAL_STATUSES or not path.is_file():
         raise Conflict(f"run {run_id} is {record.status}: no delivery yet")
     delivery = json.loads(path.read_text())
     if not isinstance(delivery, dict):
         raise Conflict(f"run {run_id} has no readable delivery")
     return record, delivery
-
-
-def _artifact_name(name: str) -> bool:
-    """Whether ``name`` can name a file at all (short, clean text, relative)."""
-    return 0 < len(name) <= 512 and not name.startswith("/") and _BAD_NAME.search(name) is None
-
-
-async def artifact_path(rt: Runtime, tenant: str, run_id: str, name: str) -> Path:
-    """The file ``name`` of the run's project if it may be downloaded (``dist/*``, ``screenshot.png``), else
-    `NotFound` (``delivery.json`` is served as its public view: `run_delivery`)."""
-    record = await require_run(rt.store, tenant, run_id)
-    missing = NotFound("no such artifact (available: delivery.json, screenshot.png, dist/*)")
-    if not _artifact_name(name):
-        raise missing
-    root = _project_dir(record).resolve()
-    target = (root / name).resolve()
-    allowed = name in ARTIFACT_FILES or target.is_relative_to(root / "dist")
-    if not allowed or not target.is_relative_to(root) or not target.is_file():
-        raise missing
-    return target
 
 
 async def run_trajectory(rt: Runtime, tenant: str, run_id: str, kind: Literal["model", "tool", "case"] | None,

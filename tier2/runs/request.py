@@ -11,6 +11,7 @@ from typing import Any
 
 from tier2.errors import BadInput
 from tier2.events import Tier2Event
+from tier2.runs.policy import RunPolicy
 from tier2.settings.loader import BriefLimits
 from tier2.store.checkpoints import ResumeStage
 from tier2.store.lifecycle import TerminalStatus
@@ -56,6 +57,9 @@ class RunRequest:
     options: dict[str, Any] = field(default_factory=dict)
     #: stop after this phase (``"design"``: a person reads and edits the design, then continues the run)
     pause_after: str | None = None
+    #: the run's policy snapshot when the caller has it already (a worker: `tier2.runs.policy.run_policy`);
+    #: None: `execute_run` takes it
+    policy: RunPolicy | None = None
 
 
 @dataclass

@@ -21,16 +21,17 @@ from agentscope.message import Msg
 from tier2.assembly import build_writer
 from tier2.assembly.writer import WriterHandle
 from tier2.errors import BadInput, RunLimitReached, StaleLease, Tier2Error
-from tier2.events import AttemptStarted, GateResult, PhaseChanged, RunStarted, Tier2Event
+from tier2.events import AttemptStarted, GateResult, PhaseChanged, PolicyRefused, RunStarted, Tier2Event
 from tier2.events import Phase as PhaseName
 from tier2.middleware.budget import spend_guard_of
 from tier2.models.routing import build_fallback, build_model
-from tier2.runs.delivery import write_delivery
+from tier2.runs.delivery import design_record, write_delivery
 from tier2.runs.l3 import l3_scorer
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.library import attach_library
 from tier2.runs.owner import process_owner
 from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
+from tier2.runs.policy import RunPolicy, current_policy
 from tier2.runs.progress import EventMapper, Usage
 from tier2.runs.projects import genre_for_brief
 from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
@@ -38,6 +39,7 @@ from tier2.runs.runtime import Runtime
 from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta, open_run_workspace
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
+from tier2.store.policies import PolicySnapshots
 from tier2.store.records import DeliverySummary
 from tier2.telemetry import A, RunTrace
 from tier2.tools import ToolResults
@@ -91,10 +93,12 @@ class RunSession:
     """One run (one attempt of it, for worker runs); lives for the duration of `execute_run`."""
 
     def __init__(self, rt: Runtime, req: RunRequest, brief: str, sink: EventSink | None = None,
-                 phases: list[Phase] | None = None) -> None:
+                 phases: list[Phase] | None = None, policy: RunPolicy | None = None) -> None:
         self.rt, self.req, self.brief, self.sink = rt, req, brief, sink
         self.phases = phases if phases is not None else default_phases()
-        self.policy = rt.policies.snapshot()
+        #: the run's one policy snapshot (`tier2.runs.policy`): every attempt of the run works under it
+        self.run_policy = policy if policy is not None else current_policy(rt)
+        self.policy = self.run_policy.policy
         self.route_name, self.route = self.policy.agent_route("writer", req.model)
         timeout = self.policy.timeouts.model_call_s
         self.model = build_model(self.route_name, self.route, timeout_s=timeout)
@@ -167,9 +171,11 @@ class RunSession:
             pack, dest, req.project_id, genre=genre_for_brief(pack, self.brief))
         project = Path(info.path)
         model_info = {"route": self.route_name, "kind": route.kind, "model": route.model}
+        if self.run_policy.fresh:  # the run's snapshot, stored before its hash is recorded: every attempt loads it
+            await PolicySnapshots(self.rt.store.r, self.rt.store.keys).put(self.policy)
         fields = {"status": "running", "phase": "setup", "brief": self.brief, "project_id": info.project_id,
                   "project_dir": str(project), "model": model_info, "policy": self.policy.source_hash,
-                  "owner": process_owner()}
+                  "security_hash": self.rt.security_hash, "owner": process_owner()}
         if req.run_id is None:  # a fresh run from the CLI; the service wrote the accepted record already
             accepted = await self.rt.store.accept_run(run_id, fields, project_id=info.project_id, dispatch=False)
             if accepted.outcome == "busy":
@@ -186,6 +192,10 @@ class RunSession:
             await self.emit(RunStarted(run_id=run_id, brief=self.brief, project_id=info.project_id,
                                        project_dir=str(project), model_route=self.route_name, model=route.model,
                                        pack=self.rt.pack.ref))
+        refused = self.run_policy.refused
+        if refused is not None:  # the edit on disk did not take effect: say so where the run is watched
+            await self.emit(PolicyRefused(run_id=run_id, policy=self.policy.source_hash, refused=refused.digest,
+                                          reason=refused.reason))
         if req.fence is not None:
             resumed = req.resume
             await self.emit(AttemptStarted(run_id=run_id, attempt=req.fence.token, worker=req.worker,
@@ -222,7 +232,9 @@ class RunSession:
             state_json=resume.state_json if resume else self.req.initial_state, layers=layers,
             fallback_model=self.fallback, results=results,
             home=workspace_home(self.rt.settings.workspaces, opened.project_id),
-            write_limit=self.rt.security.tools.max_write_bytes, sandbox=ws.sandbox, commands=ws.commands)
+            write_limit=min(self.rt.security.tools.max_write_bytes,
+                            self.policy.tools.max_write_bytes or self.rt.security.tools.max_write_bytes),
+            sandbox=ws.sandbox, commands=ws.commands)
         if checks is not None:
             checks.ctx = handle.tools
         if resume is None and layers.checkpoint:
@@ -312,7 +324,8 @@ class RunSession:
             project=opened.project, run_id=self.run_id, project_id=opened.project_id, status=status,
             stop_reason=verdict.reason, brief=self.brief, pack=self.rt.pack.ref, model=opened.model_info,
             report=report, report_path=verdict.report_path, usage=usage, timings=timings,
-            extra={"template": self.rt.pack.genre_of(opened.project).id, **(design or {})})
+            extra={"template": self.rt.pack.genre_of(opened.project).id, **(design or {})},
+            policy_hash=self.policy.source_hash, security_hash=self.rt.security_hash)
         summary = DeliverySummary(verified=bool(report and report.passed),
                                   failed_gates=[g.id for g in report.failures] if report else [],
                                   screenshot=record.get("screenshot"), preview=(record.get("preview") or {}).get("url"),
@@ -329,29 +342,12 @@ class RunSession:
                           status=status, stop_reason=verdict.reason, delivery_path=str(path), delivery=record)
 
     async def _design_record(self, verdict: Verdict, report: ValidationReport | None) -> dict[str, Any] | None:
-        """The completion map (every requirement → the gates that verified it, or why not) and the final plan:
-        requirement nodes are verified only by gates that passed, never by a ticked task."""
-        design = self.design
-        if design is None:
+        """The design phase's part of the delivery (completion map, final plan); its summary goes on the record."""
+        if self.design is None:
             return None
-        why = verdict.reason if report is None else ""
-        completion = design.completion(report, why)
-        plan = design.plan
-        for row in completion["requirements"]:
-            node = f"req.{row['id']}"
-            if node in plan.nodes:
-                plan.set(node, "verified" if row["status"] == "verified" else ("failed" if report else "blocked"),
-                         gates=row["gates"] or None, reason=row["reason"] or None)
-        if report is not None:
-            plan.set("phase.implement", "verified" if report.build and report.build.get("ok") else "failed")
-            plan.set("phase.validate", "verified" if report.passed else "failed",
-                     failed=[g.id for g in report.failures] or None)
-        await self.update(plan=plan.summary(), completion={k: completion[k] for k in (
-            "verified", "total", "summary", "genre", "buildable", "unsupported")})
-        return {"design": {"spec": "design/spec.json", "gdd": "docs/design/GDD.md", "genre": design.spec.get("genre"),
-                           "scope": design.spec.get("scope"), "goal_version": plan.goal_version,
-                           "reused": design.reused, "rerun": design.rerun, "edited_by_person": design.edited},
-                "completion": completion, "plan": plan.summary()}
+        extra, fields = design_record(self.design, report, verdict.reason)
+        await self.update(**fields)
+        return extra
 
     # --- the run, with every way it can end --------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
             out = settings.workspaces / "validations" / time.strftime("%Y%m%d-%H%M%S")
     pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args)
     try:
-        policy = PolicyStore(settings.config_dir).snapshot()
+        policy = PolicyStore(settings.config_dir, security).snapshot()
         runner = ValidationRunner(pool, pack, policy)
         runner.l3_scorer = l3_scorer(policy)
         return await runner.validate_target(target, out.resolve(), mode, brief=brief)

@@ -31,6 +31,7 @@ from redis.exceptions import RedisError, ResponseError
 from tier2.errors import StaleLease
 from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
+from tier2.runs.policy import RunPolicy, run_policy
 from tier2.runs.runtime import Runtime
 from tier2.store.checkpoints import CheckpointStore, resume_stage
 from tier2.store.dispatch import Dispatcher
@@ -114,7 +115,8 @@ class Worker:
         if record is None or is_terminal(record.get("status")):
             await self._ack(entry_id)  # nothing (left) to do
             return
-        policy = self.rt.policies.snapshot().durability
+        taken = await run_policy(self.rt, run_id)  # a started run's own snapshot: its attempts, lease and TTL
+        policy = taken.policy.durability
         ttl_ms = int(policy.lease_ttl_s * 1000)
         lease = await self.leases.acquire(run_id, self.name, ttl_ms, {"pid": os.getpid(),
                                                                       "host": socket.gethostname()})
@@ -126,7 +128,7 @@ class Worker:
             return
         cancel = asyncio.Event()
         lost = asyncio.Event()
-        attempt = asyncio.create_task(self._attempt(lease, record, cancel))
+        attempt = asyncio.create_task(self._attempt(lease, record, cancel, taken))
         beat = asyncio.create_task(self._heartbeat(lease, entry_id, ttl_ms, policy.heartbeat_s, cancel, lost,
                                                    attempt))
         outcome: AttemptOutcome = "interrupted"
@@ -163,7 +165,8 @@ class Worker:
     def _forget(self, run_id: str, _task: asyncio.Task[None]) -> None:
         self.running.pop(run_id, None)
 
-    async def _attempt(self, lease: Lease, record: dict[str, Any], cancel: asyncio.Event) -> None:
+    async def _attempt(self, lease: Lease, record: dict[str, Any], cancel: asyncio.Event,
+                       policy: RunPolicy | None = None) -> None:
         store, run_id = self.rt.store, lease.run_id
         resume = await self._resume_point(run_id) if lease.token > 1 else None
         thread_id = record.get("thread_id")
@@ -180,7 +183,7 @@ class Worker:
                          project_id=record.get("project_id"), out_dir=planned, cancel=cancel,
                          existing_project=Path(source) if source else None, initial_state=initial,
                          fence=lease.fence, worker=self.name, resume=resume, options=record.get("options") or {},
-                         pause_after=record.get("pause_after"))
+                         pause_after=record.get("pause_after"), policy=policy)
         outcome = await execute_run(self.rt, req)
         if outcome.agent_state and thread_id:
             await store.save_thread_state(thread_id, outcome.agent_state)

@@ -34,7 +34,7 @@ def exec_in_project(settings: Any, project_arg: str, argv: list[str], kind: str 
                        f"of one under {settings.workspaces}/projects)")
     info = json.loads(meta.read_text())
     security = load_security(settings.config_dir)
-    policy = PolicyStore(settings.config_dir).snapshot()
+    policy = PolicyStore(settings.config_dir, security).snapshot()
     choice = resolve_workspace(security.sandbox, policy.sandbox, kind)
     pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
     home = settings.workspaces / "agent-homes" / str(info["project_id"])

@@ -1,5 +1,5 @@
-"""``/v1/runs`` and ``/v1/threads``: submit a brief (idempotently), watch it (SSE with ids), cancel it, fetch the
-delivery and the artifacts, read a thread.
+"""``/v1/runs`` and ``/v1/threads``: submit a brief (idempotently), list a tenant's runs, watch one (SSE with
+ids), cancel it, fetch the delivery and the artifacts, read a thread.
 
 HTTP only: each route turns the request into a use case call (`tier2.runs.submit`, `tier2.runs.queries`) and
 the result into its response model (`tier2.service.schemas`, through the allow-list views; a view of a stored
@@ -10,6 +10,7 @@ tenant-scoped in the store: another tenant's run is a 404. Errors are raised as 
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import AsyncIterator
@@ -18,15 +19,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 
+from tier2.errors import BadInput
 from tier2.runs.queries import (
-    artifact_path,
     cancel_run,
     follow_events,
+    list_runs,
     require_run,
     run_delivery,
     run_details,
     thread_details,
 )
+from tier2.runs.run_files import artifact_path
 from tier2.runs.submit import RunSubmission, submit_run
 from tier2.service.auth import sign_stream_token
 from tier2.service.deps import ApiKeysDep, IdempotencyKeyDep, RuntimeDep, StreamTenantDep, TenantDep
@@ -40,7 +43,19 @@ from tier2.service.schemas import (
     StreamToken,
     ThreadView,
 )
-from tier2.service.views import accepted_links, mask_for, public_delivery, public_event, public_run, public_thread
+from tier2.service.schemas_browse import RunList
+from tier2.service.text import check_text
+from tier2.service.views import (
+    accepted_links,
+    mask_for,
+    public_delivery,
+    public_event,
+    public_run,
+    public_run_summary,
+    public_thread,
+)
+from tier2.store.lifecycle import RunStatus
+from tier2.store.run_index import Cursor
 
 __all__ = ["router"]
 
@@ -72,6 +87,37 @@ async def create_run(body: RunCreate, response: Response, rt: RuntimeDep, tenant
     run = result.run
     return RunAccepted(run_id=run.run_id, project_id=run.project_id, thread_id=run.thread_id, status=run.status,
                        links=accepted_links(run.run_id))
+
+
+def _cursor_text(cursor: Cursor) -> str:
+    return base64.urlsafe_b64encode(json.dumps([cursor.at, cursor.run_id]).encode()).decode().rstrip("=")
+
+
+def _parse_cursor(text: str) -> Cursor:
+    """An opaque ``next_cursor`` back from the client (hostile input: any mistake is a 422)."""
+    try:
+        at, run_id = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        if not isinstance(at, int | float) or isinstance(at, bool) or not isinstance(run_id, str):
+            raise ValueError
+        return Cursor(float(at), check_text(run_id, "cursor"))
+    except (ValueError, TypeError, json.JSONDecodeError, BadInput):
+        raise BadInput("cursor is not a next_cursor this service returned") from None
+
+
+@router.get("/runs", response_model=RunList, responses=error_responses(422))
+async def get_runs(
+    rt: RuntimeDep, tenant: TenantDep,
+    status: Annotated[list[RunStatus] | None, Query(description="only runs in these statuses (repeatable)")] = None,
+    q: Annotated[str | None, Query(max_length=200, description="text in the brief or the run id")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(max_length=400, description="next_cursor of the previous page")] = None,
+) -> RunList:
+    """The caller's runs, newest first, a page at a time (status, brief, cost so far, times)."""
+    text = check_text(q, "q").strip() if q is not None else None
+    page = await list_runs(rt, tenant, after=_parse_cursor(cursor) if cursor else None,
+                           statuses=frozenset(status) if status else None, text=text or None, limit=limit)
+    return RunList(runs=[public_run_summary(r, mask_for(rt.settings, r.project_dir)) for r in page.runs],
+                   next_cursor=_cursor_text(page.next) if page.next is not None else None, scanned=page.scanned)
 
 
 @router.get("/threads/{thread_id}", response_model=ThreadView, response_model_exclude_unset=True,
@@ -172,11 +218,13 @@ _ARTIFACT_CONTENT: dict[str, Any] = {
 
 @router.get("/runs/{run_id}/artifacts/{name:path}", response_class=Response,
             responses={200: {"description": "The file: `dist/index.html` (the game), `dist/*` (its bundle and "
-                                            "assets), `screenshot.png`, `delivery.json` (as GET .../delivery)",
+                                            "assets), `screenshot.png`, the validation report's screenshots "
+                                            "(`.tier2/reports/<check>/*.png`), `delivery.json` (as GET .../delivery)",
                              "content": _ARTIFACT_CONTENT}, **error_responses(404, 409, 422)})
 async def get_artifact(run_id: str, name: str, rt: RuntimeDep, tenant: TenantDep) -> Response:
-    """A file of the run's project: ``dist/*`` (the game), ``screenshot.png``, ``delivery.json`` (the public
-    view, as ``GET /v1/runs/{id}/delivery``)."""
+    """A file of the run's project: ``dist/*`` (the game), ``screenshot.png``, the PNGs of its validation report
+    (``GET /v1/runs/{id}/report`` lists them), ``delivery.json`` (the public view, as ``GET
+    /v1/runs/{id}/delivery``)."""
     if name == "delivery.json":
         view = await get_delivery(run_id, rt, tenant)
         return JSONResponse(view.model_dump(mode="json", exclude_unset=True))

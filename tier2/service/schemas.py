@@ -141,7 +141,11 @@ class RunView(_Out):
     thread_id: str | None = None
     model_route: str | None = None
     model: ResolvedModel | None = Field(default=None, description="the writer's route as resolved at start")
-    policy: str | None = None
+    policy: str | None = Field(default=None, description="the run's hot-policy snapshot hash (= policy_hash)")
+    policy_hash: str | None = Field(default=None, description="hash of the hot-policy snapshot the run took when it "
+                                    "started; every attempt of the run, resumed ones included, works under it")
+    security_hash: str | None = Field(default=None, description="hash of the versioned security/build config "
+                                      "(config/security, the pack's pins) of the process running it")
     attempt: int | None = None
     cancel_requested: bool = False
     continues_thread: bool = False
@@ -250,6 +254,8 @@ class DeliveryView(_Out):
     screenshot_url: str | None = None
     usage: dict[str, Any] = Field(default_factory=dict)
     timings_ms: dict[str, Any] = Field(default_factory=dict)
+    policy_hash: str | None = Field(default=None, description="the run's hot-policy snapshot")
+    security_hash: str | None = Field(default=None, description="the security/build config it was delivered under")
     created_at: float | None = None
     design: dict[str, Any] | None = Field(default=None, description="spec and GDD paths, genre, scope, goal version")
     completion: dict[str, Any] | None = Field(default=None, description="every requirement → the gates that "

@@ -37,12 +37,14 @@ from tier2.service.schemas import (
     TrajectorySummary,
     TrajectoryView,
 )
+from tier2.service.schemas_browse import DesignView, ReportView, RunSummary
 from tier2.settings.loader import REPO_ROOT, Settings
 from tier2.store.records import RunRecord, load_run_record
 from tier2.store.trajectory import CallRecord
 
-__all__ = ["PathMask", "accepted_links", "allowed", "mask_for", "public_attempt", "public_delivery", "public_event",
-           "public_project", "public_run", "public_thread", "public_trajectory", "public_worker", "scrub"]
+__all__ = ["PathMask", "accepted_links", "allowed", "mask_for", "public_attempt", "public_delivery", "public_design",
+           "public_event", "public_project", "public_report", "public_run", "public_run_summary", "public_thread",
+           "public_trajectory", "public_worker", "scrub"]
 
 M = TypeVar("M", bound=BaseModel)
 _DEFAULT_WORKER = re.compile(r"^.+-\d+-([0-9a-f]{6})$")
@@ -86,6 +88,14 @@ class PathMask:
                 value = value.replace(prefix, repl)
         value = _ABS_PATH.sub(lambda m: "…/" + m.group(1), value)
         return _PID.sub("pid (hidden)", value)
+
+    def known(self, value: str) -> str:
+        """Only the known roots replaced (the project directory, the server's roots): for a document whose other
+        slashes are content (a design document), not paths."""
+        for prefix, repl in self.pairs:
+            if prefix in value:
+                value = value.replace(prefix, repl)
+        return value
 
     def relative(self, value: object) -> str | None:
         """A project-relative path for a path inside the project, else None."""
@@ -188,7 +198,8 @@ def _json_ready(record: RunRecord, stored_only: bool = False) -> dict[str, Any]:
 def public_run(record: RunRecord | Mapping[str, Any], attempts: list[dict[str, Any]], mask: PathMask) -> RunView:
     """The run as its tenant sees it; fields the stored record lacks stay unset (the route leaves them out)."""
     run = record if isinstance(record, RunRecord) else load_run_record(dict(record))
-    always = {"run_id": run.run_id, "status": run.status, "phase": run.phase, "brief": run.brief}
+    always = {"run_id": run.run_id, "status": run.status, "phase": run.phase, "brief": run.brief,
+              **({"policy_hash": run.policy} if run.policy else {})}
     out = mask.deep({**_json_ready(run, stored_only=True), **always}, keep=frozenset({"brief"}))
     links = RunLinks(**accepted_links(run.run_id).model_dump(), game=f"/v1/runs/{run.run_id}/artifacts/dist/index.html")
     shown = [public_attempt(a, mask).model_dump(exclude_unset=True) for a in attempts]
@@ -249,3 +260,34 @@ def public_trajectory(run_id: str, total: int, offset: int, limit: int, summary:
 def public_project(record: Mapping[str, Any]) -> ProjectView:
     """A loaded project: id, tenant, pack, source, file count — not its server path."""
     return allowed(ProjectView, record)
+
+
+def public_run_summary(record: RunRecord, mask: PathMask) -> RunSummary:
+    """A run in a list: its status, brief, cost so far and times."""
+    data = mask.deep(_json_ready(record), keep=frozenset({"brief"}))
+    cost = (record.usage or {}).get("cost_usd")
+    return allowed(RunSummary, {**data, "cost_usd": cost if isinstance(cost, int | float) else None})
+
+
+def public_design(run_id: str, docs: list[dict[str, Any]], spec: dict[str, Any] | None, spec_error: str | None,
+                  mask: PathMask) -> DesignView:
+    """The design documents (only the server's own paths masked: the rest of a document is content) and the spec."""
+    shown = [{**d, "text": mask.known(str(d.get("text", "")))} for d in docs]
+    out: dict[str, Any] = {"run_id": run_id, "docs": shown}
+    if spec is not None:
+        out["spec"] = mask.deep(spec, keep=frozenset({"brief"}))
+    if spec_error is not None:
+        out["spec_error"] = spec_error
+    return allowed(DesignView, out)
+
+
+def public_report(run_id: str, path: str, report: Mapping[str, Any], mask: PathMask) -> ReportView:
+    """A validation report: gates with findings and evidence, the screenshots as artifact URLs; paths masked."""
+    shots = []
+    for shot in report.get("screenshots") or []:
+        rel = mask.relative(shot)
+        if rel:
+            shots.append({"name": rel.rsplit("/", 1)[-1], "path": rel, "url": f"/v1/runs/{run_id}/artifacts/{rel}"})
+    data = mask.deep({k: v for k, v in report.items() if k in ("mode", "passed", "gates", "notes", "site",
+                                                                "duration_ms")})
+    return allowed(ReportView, {**data, "run_id": run_id, "path": path, "screenshots": shots})

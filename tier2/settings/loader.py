@@ -1,34 +1,59 @@
 """Load the three kinds of configuration (architecture.md §6).
 
 * **Environment** (`Settings`): where things are — Redis URL, workspaces root, config dir, browser path.
-* **Security/build config** (`SecurityConfig`, ``config/security/*.toml``): limits and pins; loaded once per
-  process, its hash is logged, never hot-reloaded.
-* **Hot policy** (`Policy`, ``config/policy/*.yaml``): iterations, model routes, gate modes, timeouts;
-  `PolicyStore.snapshot()` re-reads changed files and every run keeps the immutable snapshot it took.
+* **Security/build config** (`SecurityConfig`, ``config/security/*.toml``): limits, pins and the ceilings of the
+  hot policy (`tier2.settings.ceilings`); loaded once per process, its hash is logged, never hot-reloaded.
+* **Hot policy** (`Policy`, ``config/policy/*.yaml``, `tier2.settings.policy`): iterations, model routes, gate
+  modes, timeouts; `PolicyStore.snapshot()` re-reads changed files, validates them (schema, routing, ceilings)
+  before they take effect — a refused edit is logged and the previous snapshot stays — and every run keeps the
+  immutable snapshot it took (`tier2.runs.policy`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
+import logging
+import time
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from tier2.errors import SetupError
-from tier2.settings.agents import check_routing, fallback_chain, resolve_role
-from tier2.settings.sandbox import SandboxConfig, SandboxPolicy
-from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING, TenantsConfig
+from tier2.settings.ceilings import PolicyCeilings, policy_violations
+from tier2.settings.policy import (
+    BreakerPolicy,
+    BudgetOverride,
+    BudgetPolicy,
+    DurabilityPolicy,
+    LearningPolicy,
+    LegibilityPolicy,
+    ModelRoute,
+    Policy,
+    Price,
+    StuckPolicy,
+    TimeoutPolicy,
+    ToolsPolicy,
+    WriterPolicy,
+)
+from tier2.settings.sandbox import SandboxConfig
+from tier2.settings.tenants import TenantsConfig
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-__all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "ModelRoute", "Price",
-           "BudgetPolicy", "BudgetOverride", "LearningPolicy"]
+__all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "PolicyRefusal", "ModelRoute",
+           "Price", "BudgetPolicy", "BudgetOverride", "BreakerPolicy", "DurabilityPolicy", "StuckPolicy",
+           "TimeoutPolicy", "ToolsPolicy", "WriterPolicy", "BriefLimits", "SecretsConfig", "load_policy",
+           "load_security", "CONFIG_LOG", "LegibilityPolicy", "LearningPolicy"]
+
+#: configuration events (hashes at start, policy reloads and refused edits); `tier2 serve`/`worker` log it at INFO
+CONFIG_LOG = "tier2.config"
+log = logging.getLogger(CONFIG_LOG)
 
 
 class Settings(BaseSettings):
@@ -113,193 +138,10 @@ class SecurityConfig(BaseModel):
     secrets: SecretsConfig = SecretsConfig()
     tenants: TenantsConfig = TenantsConfig()
     sandbox: SandboxConfig = SandboxConfig()  # workspace kinds + ceilings (tier2.settings.sandbox)
+    #: the highest value the hot policy may give its budgets, iterations, steps, timeouts, attempts
+    ceilings: PolicyCeilings = PolicyCeilings()
     allowed_packs: list[str] = ["phaser"]
     source_hash: str = ""
-
-
-class ModelRoute(BaseModel):
-    """One named model route: the offline policy or an OpenAI-compatible endpoint."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: Literal["offline", "openai"]
-    model: str
-    base_url: str | None = None
-    api_key_env: str | None = None
-    parameters: dict[str, Any] = {}
-    context_size: int = 128_000
-    stream: bool = True
-    max_retries: int = 2
-    fallback: str | None = None
-
-
-class Price(BaseModel):
-    """USD per million tokens."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    input_per_mtok: float
-    output_per_mtok: float
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1_000_000
-
-
-class WriterPolicy(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    max_iters: int = 24
-    max_fix_rounds: int = 2
-
-
-class TimeoutPolicy(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    build_s: float = 60.0
-    validation_s: float = 45.0
-    gate_s: float = 10.0
-    boot_s: float = 15.0
-    model_call_s: float = 120.0
-
-
-class DurabilityPolicy(BaseModel):
-    """Leases, attempts and which tool calls are side effects (looked up by operation id on resume)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    lease_ttl_s: float = Field(default=15.0, gt=0)
-    heartbeat_s: float = Field(default=3.0, gt=0)
-    max_attempts: int = Field(default=3, ge=1)
-    side_effect_tools: tuple[str, ...] = ("Write", "Edit")
-
-
-class BudgetPolicy(BaseModel):
-    """Default run governance limits (a run may override ``usd``, ``tokens`` and ``deadline_s``).
-
-    The hard ledger reserves ``input estimate × input_margin + max output tokens`` at the price-table rate before
-    every model call and refuses a call that would pass a cap; ``None`` switches a limit off."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    usd: float | None = Field(default=0.50, gt=0)
-    tokens: int | None = Field(default=None, gt=0)
-    deadline_s: float | None = Field(default=900.0, gt=0)
-    #: reserved (and sent as ``max_tokens`` when the route sets none) for a call's output
-    max_output_tokens: int = Field(default=16384, gt=0)
-    #: multiplier on the chars/4 input estimate: the reservation must cover the provider's real token count
-    input_margin: float = Field(default=1.25, ge=1.0)
-    #: input tokens counted per image sent to the L3 scorer
-    image_tokens: int = Field(default=1500, ge=0)
-    #: AgentScope's soft budget: wrap up (no more tools) once a reply used this share of the cap; None = off
-    soft_ratio: float | None = Field(default=0.8, gt=0, le=1)
-
-
-class StuckPolicy(BaseModel):
-    """Stuck-pattern thresholds (`tier2.middleware.stuck`); a tool step is fingerprinted on tool + args + result."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    window: int = Field(default=12, ge=2)  # recent tool steps the repeat and error patterns look at
-    repeat: int = Field(default=4, ge=2)  # same tool + arguments + result this often in the window
-    error: int = Field(default=4, ge=2)  # same tool + error text this often in the window (any arguments)
-    alternation: int = Field(default=3, ge=2)  # A-B-A-B cycles in a row (3 cycles = 6 tool steps)
-    monologue: int = Field(default=3, ge=1)  # model replies in a row without a tool call
-    empty: int = Field(default=2, ge=1)  # model replies in a row with neither text nor a tool call
-    compression: int = Field(default=3, ge=2)  # context compressions ...
-    compression_steps: int = Field(default=6, ge=1)  # ... within this many model steps
-    volatile: list[str] = []  # regexes masked in tool results before hashing (durations, per-call paths)
-
-
-class BreakerPolicy(BaseModel):
-    """Circuit breakers (`tier2.middleware.breakers`): any one stops the run with a reason naming it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    steps_per_run: int = Field(default=80, ge=1)  # model calls in one run, all writer turns together
-    steps_per_turn: int = Field(default=30, ge=1)  # model calls in one writer turn (one build-fix loop)
-    model_call_s: float = Field(default=180.0, gt=0)  # wall clock of one whole model call, stream included
-    tool_call_s: float = Field(default=150.0, gt=0)  # wall clock of one tool call
-    stuck: StuckPolicy = StuckPolicy()
-
-
-class BudgetOverride(BaseModel):
-    """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy.
-
-    Only finite positive numbers up to the compiled ceilings (`tier2.settings.tenants`); a tenant's own ceiling
-    (security config) is checked when the run is accepted (`tier2.runs.tenancy`)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-    usd: float | None = Field(default=None, gt=0, le=USD_CEILING,
-                              description="USD cap for the run (all agents together)")
-    tokens: int | None = Field(default=None, gt=0, le=TOKENS_CEILING,
-                               description="input+output token cap for the run")
-    deadline_s: float | None = Field(default=None, gt=0, le=DEADLINE_S_CEILING,
-                                     description="wall-clock limit of the run in seconds")
-
-    @field_validator("usd", "tokens", "deadline_s", mode="before")
-    @classmethod
-    def _non_finite_as_text(cls, value: Any) -> Any:
-        """``Infinity``/``NaN`` (which Python's JSON parser accepts) are refused as "not a finite number"; passed
-        on as text so the error, which echoes the input, stays valid JSON in a 422 response."""
-        return str(value) if isinstance(value, float) and not math.isfinite(value) else value
-
-
-class LearningPolicy(BaseModel):
-    """The debug case library (`tier2.learning`, config/policy/learning.yaml)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    cases: bool = True  # record verified fixes as cases and look failures up by exact signature
-    fixers: bool = True  # apply a case's deterministic fixer (no model call) before the writer sees the failure
-    fixer_rounds: int = Field(default=3, ge=0, le=10)  # fixer + re-validation rounds per failing validation
-    recall: Literal["auto", "off"] = "auto"  # near matches through mem0 when the `memory` extra is installed
-    recall_top_k: int = Field(default=3, ge=1, le=20)
-    recall_min_score: float = Field(default=0.35, ge=0.0, le=1.0)
-    #: how long a recall may wait for mem0 to load (once per process); 0: never wait — the first recall starts the
-    #: load and finds nothing, later ones use it
-    recall_wait_s: float = Field(default=0.0, ge=0.0, le=600.0)
-    offer_limit: int = Field(default=3, ge=0, le=20)  # known fixes offered to the writer per failing validation
-    diff_chars: int = Field(default=2000, ge=0, le=20_000)  # of each offered fix's diff
-
-
-class Policy(BaseModel):
-    """Hot policy snapshot (immutable; one per run)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    default_model: str = "offline"
-    models: dict[str, ModelRoute] = {}
-    prices: dict[str, Price] = {}
-    writer: WriterPolicy = WriterPolicy()
-    timeouts: TimeoutPolicy = TimeoutPolicy()
-    durability: DurabilityPolicy = DurabilityPolicy()
-    breakers: BreakerPolicy = BreakerPolicy()
-    gates: dict[str, Literal["observe", "enforce"]] = {}
-    strict_acyclic: bool = False  # data gate policy: reject every crafting cycle, not just bootstrap-free ones
-    l3_scorer: str | None = None  # a model route for the L3 visual score; None = the offline heuristic
-    l3_timeout_s: float = 30.0
-    budget: BudgetPolicy = BudgetPolicy()
-    #: agent role -> model route (`tier2.settings.agents`); a role without an entry uses ``default_model``
-    agents: dict[str, str] = {}
-    sandbox: SandboxPolicy = SandboxPolicy()  # may only lower the security config's [sandbox]
-    learning: LearningPolicy = LearningPolicy()
-    source_hash: str = ""
-
-    @model_validator(mode="after")
-    def _check_routing(self) -> Policy:
-        check_routing(self.models, self.agents)
-        return self
-
-    def route(self, name: str | None) -> tuple[str, ModelRoute]:
-        from tier2.errors import ModelRouteError
-
-        key = name or self.default_model
-        if key not in self.models:
-            known = ", ".join(sorted(self.models)) or "(none)"
-            raise ModelRouteError(f"unknown model route {key!r}; configured routes: {known}")
-        return key, self.models[key]
-
-    def agent_route(self, role: str, override: str | None = None) -> tuple[str, ModelRoute]:
-        """The route of an agent role (``writer``, ``designer.economy``...); ``override`` (``--model``) wins."""
-        return self.route(override or resolve_role(self.agents, role, self.default_model))
-
-    def route_chain(self, name: str) -> list[tuple[str, ModelRoute]]:
-        """The route and its fallbacks, in the order they are tried."""
-        return [self.route(n) for n in fallback_chain(self.models, name)]
-
-    def l3_route(self) -> str | None:
-        """The L3 scorer's route: ``agents.l3_scorer``, else the older top-level ``l3_scorer``; None = heuristic."""
-        return self.agents.get("l3_scorer") or self.l3_scorer
 
 
 def _merge(dst: dict[str, Any], src: dict[str, Any]) -> dict[str, Any]:
@@ -311,14 +153,20 @@ def _merge(dst: dict[str, Any], src: dict[str, Any]) -> dict[str, Any]:
     return dst
 
 
-def _load_dir(directory: Path, pattern: str, parse: Any) -> tuple[dict[str, Any], str]:
-    merged: dict[str, Any] = {}
-    digest = hashlib.sha256()
+def _read_dir(directory: Path, pattern: str) -> tuple[list[tuple[Path, bytes]], str]:
+    """The files (sorted by name) and their digest: sha256 over names and bytes, 16 hex characters."""
     if not directory.is_dir():
         raise SetupError(f"config directory missing: {directory}")
-    for path in sorted(directory.glob(pattern)):
-        raw = path.read_bytes()
+    files = [(path, path.read_bytes()) for path in sorted(directory.glob(pattern))]
+    digest = hashlib.sha256()
+    for path, raw in files:
         digest.update(path.name.encode() + b"\0" + raw)
+    return files, digest.hexdigest()[:16]
+
+
+def _parse(files: list[tuple[Path, bytes]], parse: Any) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for path, raw in files:
         try:
             data = parse(raw) or {}
         except Exception as exc:  # noqa: BLE001 - any parse error is a setup error
@@ -326,45 +174,103 @@ def _load_dir(directory: Path, pattern: str, parse: Any) -> tuple[dict[str, Any]
         if not isinstance(data, dict):
             raise SetupError(f"{path} must hold a mapping at top level")
         _merge(merged, data)
-    return merged, digest.hexdigest()[:16]
+    return merged
 
 
 def load_security(config_dir: Path) -> SecurityConfig:
-    data, digest = _load_dir(config_dir / "security", "*.toml", lambda b: tomllib.loads(b.decode()))
+    files, digest = _read_dir(config_dir / "security", "*.toml")
+    data = _parse(files, lambda b: tomllib.loads(b.decode()))
     try:
         return SecurityConfig(**data, source_hash=digest)
     except Exception as exc:  # pydantic ValidationError
         raise SetupError(f"invalid security config in {config_dir / 'security'}: {exc}") from exc
 
 
-def load_policy(config_dir: Path) -> Policy:
-    data, digest = _load_dir(config_dir / "policy", "*.yaml", yaml.safe_load)
+def _policy(files: list[tuple[Path, bytes]], digest: str, where: Path, security: SecurityConfig | None) -> Policy:
+    data = _parse(files, yaml.safe_load)
     try:
-        return Policy(**data, source_hash=digest)
+        policy = Policy(**data, source_hash=digest)
     except Exception as exc:
-        raise SetupError(f"invalid policy in {config_dir / 'policy'}: {exc}") from exc
+        raise SetupError(f"invalid policy in {where}: {exc}") from exc
+    if security is not None:
+        problems = policy_violations(policy, security.ceilings, security.sandbox, security.tools.max_write_bytes)
+        if problems:
+            raise SetupError(f"policy in {where} raises a ceiling of the security config {security.source_hash}: "
+                             + "; ".join(problems))
+    return policy
+
+
+def load_policy(config_dir: Path, security: SecurityConfig | None = None) -> Policy:
+    """The policy in ``config_dir/policy``; with ``security``, refused (`SetupError`) when a value passes one of
+    its ceilings (`tier2.settings.ceilings`)."""
+    files, digest = _read_dir(config_dir / "policy", "*.yaml")
+    return _policy(files, digest, config_dir / "policy", security)
+
+
+@dataclass(frozen=True)
+class PolicyRefusal:
+    """A policy edit that did not take effect: the refused files' digest, why, and the policy that stays."""
+
+    digest: str
+    reason: str
+    in_effect: str
+    at: float
 
 
 class PolicyStore:
-    """Hot-reloading holder of the current `Policy`; `snapshot()` is cheap when nothing changed."""
+    """Hot-reloading holder of the current `Policy`; `snapshot()` is cheap when nothing changed.
 
-    def __init__(self, config_dir: Path) -> None:
+    Files that changed are validated before they take effect — schema, model routing, and the ceilings of the
+    security config (loaded once here, or passed in). The first load fails loudly (`SetupError`); a later edit that
+    does not validate is refused: logged with the reason, kept in `refused`, and the previous snapshot stays in
+    effect until the files change again."""
+
+    def __init__(self, config_dir: Path, security: SecurityConfig | None = None) -> None:
         self._dir = config_dir / "policy"
-        self._config_dir = config_dir
+        self.security = security if security is not None else load_security(config_dir)
         self._lock = Lock()
-        self._stamp: tuple[tuple[str, float, int], ...] = ()
+        self._stamp: tuple[tuple[str, int, int], ...] = ()
         self._policy: Policy | None = None
+        self._refused: PolicyRefusal | None = None
 
-    def _current_stamp(self) -> tuple[tuple[str, float, int], ...]:
-        return tuple(
-            (p.name, p.stat().st_mtime, p.stat().st_size) for p in sorted(self._dir.glob("*.yaml"))
-        )
+    @property
+    def refused(self) -> PolicyRefusal | None:
+        """The edit on disk that was refused (None: the files on disk are the policy in effect)."""
+        return self._refused
+
+    def _current_stamp(self) -> tuple[tuple[str, int, int], ...]:
+        stamp = []
+        for path in sorted(self._dir.glob("*.yaml")):
+            try:
+                st = path.stat()
+            except OSError:  # removed while listing: the next call sees the new state
+                continue
+            stamp.append((path.name, st.st_mtime_ns, st.st_size))
+        return tuple(stamp)
 
     def snapshot(self) -> Policy:
         with self._lock:
-            stamp = self._current_stamp()
-            if self._policy is None or stamp != self._stamp:
-                self._policy = load_policy(self._config_dir)
+            stamp = self._current_stamp()  # before reading: a change while reading is seen by the next call
+            if self._policy is not None and stamp == self._stamp:
+                return self._policy
+            files, digest = _read_dir(self._dir, "*.yaml")
+            current = self._policy
+            if current is not None and digest in (current.source_hash, getattr(self._refused, "digest", None)):
+                self._stamp = stamp  # touched, or the same refused bytes: nothing new to decide
+                if digest == current.source_hash:
+                    self._refused = None
+                return current
+            try:
+                policy = _policy(files, digest, self._dir, self.security)
+            except SetupError as exc:
+                if current is None:
+                    raise
+                self._refused = PolicyRefusal(digest, str(exc), current.source_hash, time.time())
                 self._stamp = stamp
-            return self._policy
-
+                log.warning("policy edit refused (files %s): %s; policy %s stays in effect", digest, exc,
+                            current.source_hash)
+                return current
+            if current is not None:
+                log.info("policy %s in effect (was %s)", digest, current.source_hash)
+            self._policy, self._stamp, self._refused = policy, stamp, None
+            return policy

@@ -42,6 +42,11 @@ class Keys:
         """Sorted set: call id scored by its start time (first sighting wins: a resumed attempt keeps the slot)."""
         return f"{self.prefix}:run:{run_id}:trajectory:order"
 
+    def policy_snapshot(self, digest: str) -> str:
+        """A hot-policy snapshot by its hash (JSON, written once): every attempt of a run loads the one the run took
+        (`store.policies`), whatever the policy files say by then."""
+        return f"{self.prefix}:policy:{digest}"
+
     def runs_index(self) -> str:
         return f"{self.prefix}:runs"
 
@@ -151,6 +156,14 @@ class Keys:
     def tenant_uploads(self, tenant: str, day: str) -> str:
         """Upload bytes of the tenant on one UTC day (``YYYYMMDD``), expiring after it."""
         return f"{self.prefix}:tenant:{tenant}:uploads:{day}"
+
+    def tenant_runs(self, tenant: str) -> str:
+        """Sorted set run id -> acceptance time (s): every run the tenant submitted, for listing (`store.run_index`)."""
+        return f"{self.prefix}:tenant:{tenant}:runs"
+
+    def tenant_runs_indexed(self) -> str:
+        """Marker: the runs accepted before `tenant_runs` existed were added to it (`RunIndex.backfill`)."""
+        return f"{self.prefix}:tenant-runs:indexed"
 
     def dispatch_tenants(self) -> str:
         """List of tenants with waiting runs: the round-robin ring of the fair dispatcher."""

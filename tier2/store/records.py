@@ -65,7 +65,10 @@ class RunRecord(BaseModel):
     model_route: str | None = None
     #: the writer's route as resolved when the run started: ``{route, kind, model}``
     model: dict[str, Any] | None = None
+    #: the hash of the run's hot-policy snapshot (`tier2.runs.policy`): every attempt works under that snapshot
     policy: str | None = None
+    #: the security/build config (`tier2.runs.runtime.security_build_hash`) of the process running its last attempt
+    security_hash: str | None = None
     #: the process running it (foreground runs: the orphan sweep checks it)
     owner: dict[str, Any] | None = None
     attempt: int | None = None

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from redis.typing import StreamEntry, XReadResponse, ZSetRangeResponse
 
-__all__ = ["members", "opt_text", "stream_entries", "text", "text_map", "texts", "xread_entries"]
+__all__ = ["members", "opt_text", "scored", "stream_entries", "text", "text_map", "texts", "xread_entries"]
 
 
 def text(value: bytes | str) -> str:
@@ -45,3 +45,12 @@ def xread_entries(reply: XReadResponse) -> list[tuple[str, dict[str, str]]]:
 def members(reply: ZSetRangeResponse) -> list[str]:
     """The members of a ZRANGE/ZREVRANGE reply asked without scores."""
     return [text(m) for m in reply if isinstance(m, bytes | str)]
+
+
+def scored(reply: ZSetRangeResponse) -> list[tuple[str, float]]:
+    """``(member, score)`` pairs of a ZRANGE/ZREVRANGE(BYSCORE) reply asked ``withscores``."""
+    out: list[tuple[str, float]] = []
+    for item in reply:
+        if isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[0], bytes | str):
+            out.append((text(item[0]), float(item[1])))
+    return out

@@ -54,7 +54,8 @@ return seq
 # Accept = durable (transactional outbox): the idempotency record (optional), the run record, the index entry,
 # the project's one-writer marker and the dispatch entry workers consume are written in one script, or none is.
 # KEYS: idem (or ''), run, runs index, project active marker, dispatch stream, thread (or ''), thread runs,
-#       tenant active set and submissions window (or '', '': no tenant limits; `store.quotas`).
+#       tenant active set and submissions window (or '', '': no tenant limits; `store.quotas`), the tenant's runs
+#       index (or '': a run without tenant; `store.run_index`).
 # ARGV: idem JSON, run JSON, created_at, run id, dispatch (1/0), thread JSON, tenant, admission JSON (or ''),
 #       run key prefix (`Keys.run("")`).
 # The marker is taken over when the run it names is terminal or unknown, so a project is never locked forever.
@@ -81,6 +82,7 @@ end
 if KEYS[1] ~= '' then redis.call('SET', KEYS[1], ARGV[1]) end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+if KEYS[10] ~= '' then redis.call('ZADD', KEYS[10], ARGV[3], ARGV[4]) end
 redis.call('SET', KEYS[4], ARGV[4])
 if KEYS[6] ~= '' then
   redis.call('SET', KEYS[6], ARGV[6], 'NX')
@@ -160,7 +162,8 @@ class RunStore:
             outcome, extra = await self._create(
                 keys=[idem_key_name, k.run(run_id), k.runs_index(), k.project_active(project_id), k.dispatch(),
                       k.thread(thread_id) if thread_id else "", k.thread_runs(thread_id) if thread_id else "",
-                      *(admission.script_keys(k) if admission is not None else ["", ""])],
+                      *(admission.script_keys(k) if admission is not None else ["", ""]),
+                      k.tenant_runs(tenant) if tenant else ""],
                 args=[json.dumps(idem), json.dumps(payload), now, run_id, "1" if dispatch else "0",
                       json.dumps(thread_payload), tenant or "",
                       admission.script_config(k, now) if admission is not None else "", k.run("")],

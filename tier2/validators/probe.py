@@ -16,6 +16,7 @@ from typing import Any
 from tier2.browser import BrowserPool, GameSession
 from tier2.packs import Genre
 from tier2.validators.latch import play_latches
+from tier2.validators.legibility import collect_legibility
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import measure_input, run_bounded
 from tier2.validators.trace import InputProbe, PlayTrace
@@ -84,6 +85,7 @@ async def _shot(s: GameSession, trace: PlayTrace, out_dir: Path, name: str) -> N
     trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
     trace.screenshots.append(str(path))
     trace.pixels.append(pixel_stats(png, str(path)))
+    await collect_legibility(s, trace, name)
 
 
 def _first_key(actions: dict[str, Any], name: str) -> str | None:

@@ -22,6 +22,7 @@ from tier2.browser import BrowserPool, GameSession
 from tier2.validators.controls import Controls, plan_actions
 from tier2.validators.generic_actions import STEP_JS, discover, probe_input, scenes_of, snapshot
 from tier2.validators.l1.runtime_gates import input_reaction, state_delta
+from tier2.validators.legibility import collect_legibility
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import run_bounded
 from tier2.validators.trace import InputProbe, PlayTrace
@@ -193,6 +194,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.pixels.append(pixel_stats(png, str(path)))
     trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
     trace.screenshots.append(str(path))
+    await collect_legibility(s, trace, "01-start")
     t = trace.lap("frames+screenshot", t)
     trace.inputs.append(await _explore(s, trace, scenes, boot_timeout_s))
     await _pointer_tour(s)
@@ -206,6 +208,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
     trace.pixels.append(pixel_stats(png, str(path)))
     trace.screenshots.append(str(path))
+    await collect_legibility(s, trace, "02-play")
     trace.lap("final_screenshot", t)
 
 

@@ -26,7 +26,7 @@ from tier2.toolchain import BuildResult, run_build
 from tier2.toolchain.esbuild import Launcher
 from tier2.validators.base import Finding, ProbeMode, ValidationResult
 from tier2.validators.data.pack_checks import genre_data_gates
-from tier2.validators.l1.runtime_gates import RUNTIME_GATES
+from tier2.validators.l1.runtime_gates import bound_gates
 from tier2.validators.l2 import completion_map, conformance_gates
 from tier2.validators.l3 import ModelScorer, score_visual
 from tier2.validators.probe import probe_contract_game
@@ -233,7 +233,7 @@ class ValidationRunner:
                 trace = await self._probe(target, out_dir, mode, tables, genre)
                 timings["browser"] = int((time.monotonic() - t0) * 1000)
                 timings.update({f"browser.{k}": v for k, v in trace.timings_ms.items()})
-                gates += [gate(trace) for gate in RUNTIME_GATES]
+                gates += [gate(trace) for gate in bound_gates(self.policy)]
                 screenshots, notes = trace.screenshots, notes + list(trace.notes)
                 probe_info = {k: v for k, v in (("budget", trace.budget), ("controls", trace.controls),
                                                 ("sweep", trace.sweep)) if v}

@@ -71,6 +71,8 @@ class PlayTrace:
     controls: dict[str, Any] | None = None
     #: generic mode: start actions used, whether the game ended during the input sweep
     sweep: dict[str, Any] | None = None
+    #: display-list snapshots of the texts and what they sit on, one per screenshot (`validators.legibility`)
+    legibility: list[dict[str, Any]] = field(default_factory=list)
 
     def lap(self, name: str, since: float) -> float:
         """Record wall time since ``since`` under ``name``; returns now (monotonic)."""

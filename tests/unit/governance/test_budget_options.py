@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from tier2.cli import _budget_options, build_parser, main
+from tier2.cli import build_parser, main
+from tier2.client.args import budget_options as _budget_options
 from tier2.runs.submit import RunSubmission
 from tier2.service.schemas import RunCreate
 

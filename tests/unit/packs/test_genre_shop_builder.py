@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tier2.packs import load_pack
+from tier2.packs.offline import contrast
 
 ROOT = Path(__file__).resolve().parents[3]
 _SHOP = load_pack(ROOT / "capability_packs", "phaser").genre("shop").module("builder")
@@ -235,6 +236,24 @@ def test_invariants_hold_for_every_brief(brief):
     # Palette: dark background, strongly contrasting text.
     bg, fg = _luminance(theme["palette"]["background"]), _luminance(theme["palette"]["text"])
     assert bg < 0.05 and (fg + 0.05) / (bg + 0.05) >= 7
+    _assert_readable(theme["palette"])
+
+
+def _assert_readable(pal: dict[str, str]) -> None:
+    """What the template draws as text stays readable (WCAG AA, l1.legible): every ink on the background, the
+    accent (panel titles) on the panel too."""
+    for ink in ("accent", "text", "good", "bad"):
+        assert contrast(pal[ink], pal["background"]) >= 4.5, (ink, pal)
+    assert contrast(pal["accent"], pal["panel"]) >= 4.5, pal
+
+
+def test_palettes_are_readable_over_many_briefs():
+    lex = load_lexicon()
+    for name, dom in lex["domains"].items():
+        words = dom["keywords"] or ["handkerchief", "lantern"]
+        for k in range(40):
+            game = derive_game(f"a {words[k % len(words)]} shop {k} for {name} fans")
+            _assert_readable(game["theme.json"]["palette"])
 
 
 def test_lexicon_is_well_formed():

@@ -46,7 +46,8 @@ async def test_one_worker_starts_b_before_as_third_run(store: RunStore, monkeypa
     await store.accept_run("b-0", {"status": "queued", "brief": "x", "tenant": "b"}, project_id="pb",
                            dispatch=True, tenant="b")
     security = SecurityConfig(tenants=TenantsConfig(default={"max_running": 1}))
-    rt = SimpleNamespace(store=store, security=security, policies=SimpleNamespace(snapshot=lambda: Policy()))
+    rt = SimpleNamespace(store=store, security=security,
+                         policies=SimpleNamespace(snapshot=lambda: Policy(), refused=None))
     worker = Worker(rt, "w1", concurrency=1, block_ms=100)  # type: ignore[arg-type]
     stop = asyncio.Event()
     serving = asyncio.create_task(worker.serve(stop))

@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from tier2.app import build_app
-from tier2.service import schemas
+from tier2.service import schemas, schemas_browse
 from tier2.settings.loader import Settings
 
 ERROR_REF = "#/components/schemas/ErrorBody"
@@ -33,7 +33,7 @@ def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_v1_operation_documents_a_success_schema(spec: dict[str, Any]) -> None:
     ops = _operations(spec)
-    assert len(ops) == 12, [f"{m} {p}" for m, p, _ in ops]
+    assert len(ops) == 17, [f"{m} {p}" for m, p, _ in ops]
     for method, path, op in ops:
         ok = {status: r for status, r in op["responses"].items() if status.startswith("2")}
         assert len(ok) == 1, (method, path, list(op["responses"]))
@@ -70,12 +70,15 @@ def test_media_types_of_the_stream_and_the_artifacts(spec: dict[str, Any]) -> No
     assert {"application/zip", "application/x-tar", "application/gzip", "application/json"} <= set(upload)
     retry = spec["paths"]["/v1/runs"]["post"]["responses"]["429"]["headers"]
     assert "Retry-After" in retry
+    play = spec["paths"]["/v1/runs/{run_id}/play/{token}/{name}"]["get"]["responses"]["200"]["content"]
+    assert "text/html" in play
 
 
 def _response_models() -> list[type[BaseModel]]:
     requests = {schemas.RunCreate, schemas.ProjectImport}
-    return [m for m in vars(schemas).values() if isinstance(m, type) and issubclass(m, BaseModel)
-            and m.__module__ == schemas.__name__ and m not in requests]
+    return [m for module in (schemas, schemas_browse) for m in vars(module).values()
+            if isinstance(m, type) and issubclass(m, BaseModel) and m.__module__ == module.__name__
+            and m not in requests and not m.__name__.startswith("_")]
 
 
 @pytest.mark.parametrize("model", _response_models(), ids=lambda m: m.__name__)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+from tier2.settings.loader import Policy
 from tier2.validators.base import Finding, ValidationResult
+from tier2.validators.legibility import legible
 from tier2.validators.trace import InputProbe, PixelStats, PlayTrace
 
-__all__ = ["RUNTIME_GATES", "input_reaction", "reaction", "boots", "no_errors", "frames_advance",
+__all__ = ["RUNTIME_GATES", "bound_gates", "input_reaction", "reaction", "boots", "no_errors", "frames_advance",
            "canvas_not_blank", "activity", "input_changes_state", "control_responsiveness", "latch_split",
-           "state_delta"]
+           "state_delta", "legible"]
 
 MIN_FRAME_SHARE = 0.3  # at least 30% of the frames the virtual time allows
 MAX_REACT_FRAMES = 10
@@ -209,5 +212,10 @@ def latch_split(t: PlayTrace) -> ValidationResult:
 
 RUNTIME_GATES: tuple[Callable[[PlayTrace], ValidationResult], ...] = (
     boots, no_errors, frames_advance, canvas_not_blank, activity, input_changes_state, control_responsiveness,
-    latch_split,
+    latch_split, legible,
 )
+
+
+def bound_gates(policy: Policy) -> tuple[Callable[[PlayTrace], ValidationResult], ...]:
+    """`RUNTIME_GATES` with the thresholds of hot policy bound (``legibility:`` for `legible`)."""
+    return tuple(partial(legible, limits=policy.legibility) if g is legible else g for g in RUNTIME_GATES)

@@ -3,6 +3,8 @@
 // Drawing budget: software WebGL (SwiftShader in headless Chromium) pays for every drawn pixel and every
 // curved edge, every frame. So: square outlines + header strips over the cleared background, no big fills,
 // no full-screen overlays; dim disabled buttons with alpha rather than covering them.
+// Legibility (the l1.legible gate): every label is laid out from its measured size and fitted to the room it has
+// (fitText: a smaller font down to LAYOUT.fs.min, then an ellipsis), so long names never overlap or overrun.
 import Phaser from 'phaser';
 import { CUSTOMER_COLOURS } from './Preload.js';
 import {
@@ -19,17 +21,28 @@ const LAYOUT = {
   craft: { x: 404, y: 316, w: 380, h: 232 },
   goalBar: { x: 330, y: 36, w: 200, h: 10 },
   clockBar: { x: 584, y: 36, w: 200, h: 10 },
-  bubble: { dx: 110, dy: 34, w: 250, h: 132, text: { pad: 12, lineY: 36, iconDx: 30, iconDy: 40, qtyDy: 18, footDy: 26, wrap: 64 } },
+  bubble: { dx: 110, dy: 34, w: 250, h: 132, text: { pad: 12, lineY: 36, iconDx: 30, iconDy: 40, qtyDy: 18, footDy: 26, wrap: 64, gap: 4 } },
   deliverBtn: { dx: 110, dy: 180, w: 250, h: 42 },
   sprite: { dx: 58, dy: 150 },
-  headerH: 34, rowMax: 28, btnMax: 40, btnGap: 8, btnPad: 10, inner: 12, noteX: 220, iconX: 24, nameOffX: 44,
-  fs: { shop: 24, money: 18, clock: 16, panel: 17, button: 16, name: 18, body: 15, reward: 16, small: 14, note: 12,
-    count: 16, feedback: 17, hint: 13 },
-  tail: [50, 16, 62, 70], shadow: { dy: 46, w: 60, h: 12 }, coins: 5, dimAlpha: 0.45,
-  feedbackY: 566, hintY: 588,
-  bob: 6, bobMs: 600, clockWarn: 0.2, feedbackMs: 1800, coinMs: 650, enterMs: 320, dim: 0.4,
+  headerH: 34, rowMax: 28, btnMax: 40, btnGap: 8, btnPad: 10, inner: 12, iconX: 24, nameOffX: 44, gap: 8, hudGap: 14,
+  countW: 34, stackedMinH: 30, stackGap: 2, rowFont: 0.68, btnFont: 0.45, labelShare: 0.42, recipeShare: 0.34,
+  fs: { shop: 24, money: 18, clock: 16, panel: 17, button: 16, recipe: 13, name: 18, body: 15, reward: 16, small: 14,
+    note: 12, count: 16, feedback: 17, hint: 13, min: 11 },
+  tail: [50, 16, 62, 70], shadow: { dy: 46, w: 60, h: 12 }, coins: 5, pop: 1.2,
+  feedbackY: 566, hintY: 588, hintAlpha: 0.75, noteAlpha: 0.75, zeroAlpha: 0.65, flash: 1.3,
+  bob: 6, bobMs: 600, clockWarn: 0.2, feedbackMs: 1800, coinMs: 650, enterMs: 320, dimFrame: 0.35, dimText: 0.7,
 };
 const keyLabel = (code) => code.replace(/^Digit/, '').replace(/^Key/, '');
+
+// Fit a text into maxW x maxH: a smaller font (never below minPx), then cut with an ellipsis. Shared by the scenes.
+export function fitText(t, maxW, maxH = Infinity, minPx = LAYOUT.fs.min) {
+  const fits = () => t.displayWidth <= maxW && t.displayHeight <= maxH;
+  let size = parseFloat(t.style.fontSize);
+  while (!fits() && size > minPx) t.setFontSize(`${--size}px`);
+  const full = t.text;
+  for (let n = full.length - 1; !fits() && n > 0; n--) t.setText(`${full.slice(0, n).trimEnd()}…`);
+  return t;
+}
 
 export default class Play extends Phaser.Scene {
   constructor() {
@@ -53,7 +66,9 @@ export default class Play extends Phaser.Scene {
     this.buildInventory();
     this.buildBuy();
     this.buildCraft();
-    this.txt(LAYOUT.cx, LAYOUT.hintY, this.theme.texts.controls_hint, LAYOUT.fs.hint, this.pal.text).setOrigin(0.5).setAlpha(0.7);
+    const full = LAYOUT.w - 2 * LAYOUT.nameX;
+    fitText(this.txt(LAYOUT.cx, LAYOUT.hintY, this.theme.texts.controls_hint, LAYOUT.fs.hint, this.pal.text)
+      .setOrigin(0.5).setAlpha(LAYOUT.hintAlpha), full);
 
     this.feedback = this.txt(LAYOUT.cx, LAYOUT.feedbackY, '', LAYOUT.fs.feedback, this.pal.text).setOrigin(0.5);
     this.sparks = this.add.particles(0, 0, 'spark', {
@@ -67,7 +82,16 @@ export default class Play extends Phaser.Scene {
   }
 
   txt(x, y, s, size, color, bold) {
-    return this.add.text(x, y, s, { fontFamily: LAYOUT.font, fontSize: `${size}px`, color, fontStyle: bold ? 'bold' : '' });
+    const t = this.add.text(x, y, s, { fontFamily: LAYOUT.font, fontSize: `${size}px`, color, fontStyle: bold ? 'bold' : '' });
+    t.baseSize = size;
+    return t;
+  }
+
+  // setText + fitText from the text's own size; a no-op while the string is unchanged (the HUD refreshes per frame)
+  show(t, s, maxW, maxH) {
+    if (t.fullText === s) return t;
+    t.fullText = s;
+    return fitText(t.setFontSize(`${t.baseSize}px`).setText(s), maxW, maxH);
   }
 
   block(key, x, y, w, h) {
@@ -77,15 +101,30 @@ export default class Play extends Phaser.Scene {
   panel(r, title) {
     this.g.fillStyle(this.col.panel, 1).fillRect(r.x, r.y, r.w, LAYOUT.headerH - 4);
     this.g.lineStyle(2, this.col.panel, 1).strokeRect(r.x, r.y, r.w, r.h);
-    this.txt(r.x + LAYOUT.inner, r.y + LAYOUT.inner / 1.5, title, LAYOUT.fs.panel, this.pal.accent, true);
+    fitText(this.txt(r.x + LAYOUT.inner, r.y + LAYOUT.inner / 1.5, title, LAYOUT.fs.panel, this.pal.accent, true),
+      r.w - 2 * LAYOUT.inner, LAYOUT.headerH - LAYOUT.inner);
   }
 
-  button(x, y, w, h, label, extra, onPress) {
+  // A framed, clickable button. The label (bold) and the extra text share the width side by side, or, stacked,
+  // take a line each (recipes: the label over its ingredients); both are fitted to the room they have.
+  button(x, y, w, h, label, extra, onPress, stacked = false) {
     const hover = this.block('accent', x, y, w, h).setAlpha(0.2).setVisible(false);
     const frame = this.add.rectangle(x, y, w, h).setOrigin(0).setStrokeStyle(2, this.col.accent, 0.9);
-    const size = Math.min(LAYOUT.fs.button, Math.floor(h * 0.45));
-    const t = this.txt(x + LAYOUT.btnPad, y + h / 2, label, size, this.pal.text, true).setOrigin(0, 0.5);
-    const e = this.txt(x + w - LAYOUT.btnPad, y + h / 2, extra, size - 2, this.pal.text).setOrigin(1, 0.5);
+    const room = w - 2 * LAYOUT.btnPad;
+    const big = Math.min(LAYOUT.fs.button, Math.floor(h * (stacked ? LAYOUT.labelShare : LAYOUT.btnFont)));
+    const t = this.txt(x + LAYOUT.btnPad, y + h / 2, label, big, this.pal.text, true).setOrigin(0, 0.5);
+    const small = stacked ? Math.min(LAYOUT.fs.recipe, Math.floor(h * LAYOUT.recipeShare)) : big - 2;
+    const e = this.txt(x + w - LAYOUT.btnPad, y + h / 2, extra, small, this.pal.text).setOrigin(1, 0.5);
+    if (stacked) {
+      fitText(t.setOrigin(0), room, h / 2);
+      fitText(e.setOrigin(0).setX(x + LAYOUT.btnPad), room, h / 2);
+      const top = y + (h - t.height - e.height - LAYOUT.stackGap) / 2;
+      t.setY(top);
+      e.setY(top + t.height + LAYOUT.stackGap);
+    } else {
+      fitText(e, room / 2, h);
+      fitText(t, room - (extra ? e.width + LAYOUT.gap : 0), h);
+    }
     frame.setInteractive({ useHandCursor: true });
     frame.on('pointerover', () => hover.setVisible(true));
     frame.on('pointerout', () => hover.setVisible(false));
@@ -93,7 +132,12 @@ export default class Play extends Phaser.Scene {
       this.tweens.add({ targets: hover, alpha: { from: 0.5, to: 0.2 }, duration: 150 });
       onPress();
     });
-    return { setEnabled: (on) => [frame, t, e].forEach((o) => o.setAlpha(on ? 1 : LAYOUT.dim)) };
+    return {
+      setEnabled: (on) => {
+        frame.setAlpha(on ? 1 : LAYOUT.dimFrame);
+        [t, e].forEach((o) => o.setAlpha(on ? 1 : LAYOUT.dimText));
+      },
+    };
   }
 
   buildHud() {
@@ -103,7 +147,8 @@ export default class Play extends Phaser.Scene {
     const step = LAYOUT.stripeStep;
     for (let x = 0; x < LAYOUT.w; x += step) this.g.fillRect(x, LAYOUT.hudH - LAYOUT.stripe, step / 2, LAYOUT.stripe);
     this.g.fillStyle(this.col.panel, 1).fillRect(gb.x, gb.y, gb.w, gb.h).fillRect(cb.x, cb.y, cb.w, cb.h);
-    this.txt(LAYOUT.nameX, LAYOUT.nameY, this.theme.shop_name, LAYOUT.fs.shop, this.pal.accent, true);
+    fitText(this.txt(LAYOUT.nameX, LAYOUT.nameY, this.theme.shop_name, LAYOUT.fs.shop, this.pal.accent, true),
+      gb.x - LAYOUT.nameX - LAYOUT.hudGap, LAYOUT.hudH - LAYOUT.stripe - LAYOUT.nameY);
     this.moneyText = this.txt(gb.x, LAYOUT.hudTextY, '', LAYOUT.fs.money, this.pal.text, true);
     this.clockText = this.txt(cb.x, LAYOUT.hudTextY, '', LAYOUT.fs.clock, this.pal.text);
     this.goalFill = this.block('good', gb.x, gb.y, gb.w, gb.h);
@@ -135,6 +180,7 @@ export default class Play extends Phaser.Scene {
     const d = LAYOUT.deliverBtn;
     this.deliverBtn = this.button(r.x + d.dx, r.y + d.dy, d.w, d.h, `[${DELIVER_KEYS[0]}] Deliver`, '', () => this.doDeliver());
     this.servedText = this.txt(r.x + LAYOUT.inner, r.y + r.h - b.text.footDy, '', LAYOUT.fs.small, this.pal.text);
+    this.servedRoom = d.dx - LAYOUT.inner - LAYOUT.gap;
   }
 
   buildInventory() {
@@ -142,26 +188,32 @@ export default class Play extends Phaser.Scene {
     this.panel(r, 'Inventory');
     const list = this.tables.items.items;
     const rowH = Math.min(LAYOUT.rowMax, (r.h - LAYOUT.headerH - LAYOUT.inner) / list.length);
+    const size = (base) => Math.min(base, Math.floor(rowH * LAYOUT.rowFont));
     const sell = this.tables.prices.sell;
+    const countX = r.x + r.w - LAYOUT.nameX;
+    const noteRight = countX - LAYOUT.countW - LAYOUT.gap;
+    const nameX = r.x + LAYOUT.nameOffX;
     this.invRows = {};
     list.forEach((it, i) => {
       const y = r.y + LAYOUT.headerH + rowH * i + rowH / 2;
       const icon = this.add.image(r.x + LAYOUT.iconX, y, `item-${it.id}`);
       icon.setScale((rowH - 4) / icon.height);
-      this.txt(r.x + LAYOUT.nameOffX, y, it.name, LAYOUT.fs.body, this.pal.text).setOrigin(0, 0.5);
       const worth = sell[it.id] !== undefined ? `worth ${formatMoney(this.theme, sell[it.id])}` : it.kind;
-      this.txt(r.x + LAYOUT.noteX, y, worth, LAYOUT.fs.note, this.pal.text).setOrigin(0, 0.5).setAlpha(0.6);
-      const count = this.txt(r.x + r.w - LAYOUT.nameX, y, '0', LAYOUT.fs.count, this.pal.accent, true).setOrigin(1, 0.5);
+      const note = fitText(this.txt(noteRight, y, worth, size(LAYOUT.fs.note), this.pal.text).setOrigin(1, 0.5)
+        .setAlpha(LAYOUT.noteAlpha), (noteRight - nameX) / 2, rowH);
+      fitText(this.txt(nameX, y, it.name, size(LAYOUT.fs.body), this.pal.text).setOrigin(0, 0.5),
+        noteRight - note.displayWidth - LAYOUT.gap - nameX, rowH);
+      const count = this.txt(countX, y, '0', size(LAYOUT.fs.count), this.pal.accent, true).setOrigin(1, 0.5);
       this.invRows[it.id] = { icon, count };
     });
   }
 
-  buttonColumn(r, entries) {
+  buttonColumn(r, entries, stacked = false) {
     const n = Math.max(1, entries.length);
     const avail = r.h - LAYOUT.headerH - LAYOUT.inner;
     const h = Math.min(LAYOUT.btnMax, (avail - LAYOUT.btnGap * (n - 1)) / n);
     return entries.map((e, i) => this.button(r.x + LAYOUT.inner, r.y + LAYOUT.headerH + i * (h + LAYOUT.btnGap),
-      r.w - 2 * LAYOUT.inner, h, e.label, e.extra, e.onPress));
+      r.w - 2 * LAYOUT.inner, h, e.label, e.extra, e.onPress, stacked && h >= LAYOUT.stackedMinH));
   }
 
   buildBuy() {
@@ -183,7 +235,7 @@ export default class Play extends Phaser.Scene {
       label: `[${keyLabel(this.ctl.craft[r.id])}] ${r.name}`,
       extra: `${r.inputs.map((i) => `${i.qty} ${name(i.item)}`).join(' + ')} → ${r.output.qty} ${name(r.output.item)}`,
       onPress: () => this.doCraft(r.id),
-    })));
+    })), true);
     this.craftBtns = Object.fromEntries(recipes.map((r, i) => [r.id, btns[i]]));
   }
 
@@ -197,14 +249,14 @@ export default class Play extends Phaser.Scene {
   }
 
   say(msg, good) {
-    this.feedback.setText(msg).setColor(good ? this.pal.good : this.pal.bad).setAlpha(1);
+    this.show(this.feedback, msg, LAYOUT.w - 2 * LAYOUT.nameX).setColor(good ? this.pal.good : this.pal.bad).setAlpha(1);
     this.tweens.killTweensOf(this.feedback);
     this.tweens.add({ targets: this.feedback, alpha: 0, delay: LAYOUT.feedbackMs, duration: 400 });
   }
 
   flashRow(id) {
     const row = this.invRows[id];
-    this.tweens.add({ targets: row.count, scale: 1.5, duration: 90, yoyo: true });
+    this.tweens.add({ targets: row.count, scale: LAYOUT.flash, duration: 90, yoyo: true });
     this.sparks.explode(8, row.icon.x, row.icon.y);
   }
 
@@ -249,20 +301,21 @@ export default class Play extends Phaser.Scene {
         ease: 'Cubic.easeIn', onComplete: () => coin.destroy(),
       });
     }
-    this.tweens.add({ targets: this.moneyText, scale: 1.2, duration: 120, yoyo: true, delay: LAYOUT.coinMs });
+    this.tweens.add({ targets: this.moneyText, scale: LAYOUT.pop, duration: 120, yoyo: true, delay: LAYOUT.coinMs });
   }
 
   refresh() {
     const st = this.st;
     for (const [id, row] of Object.entries(this.invRows)) {
       const n = st.inventory[id];
-      row.count.setText(String(n)).setAlpha(n > 0 ? 1 : LAYOUT.dimAlpha);
-      row.icon.setAlpha(n > 0 ? 1 : LAYOUT.dimAlpha);
+      // an empty row is dimmed but stays readable: the text colour, not the accent, at reduced alpha
+      row.count.setText(String(n)).setColor(n > 0 ? this.pal.accent : this.pal.text).setAlpha(n > 0 ? 1 : LAYOUT.zeroAlpha);
+      row.icon.setAlpha(n > 0 ? 1 : LAYOUT.zeroAlpha);
     }
     for (const [id, b] of Object.entries(this.buyBtns)) b.setEnabled(canAfford(st, id));
     for (const r of this.tables.recipes.recipes) this.craftBtns[r.id].setEnabled(canCraft(st, r));
     this.deliverBtn.setEnabled(canDeliver(st));
-    this.servedText.setText(`Served: ${st.ordersDone}`);
+    this.show(this.servedText, `Served: ${st.ordersDone}`, this.servedRoom);
     this.showOrder();
     this.refreshHud();
   }
@@ -272,11 +325,15 @@ export default class Play extends Phaser.Scene {
     if (!o || this.shownOrder === this.st.orderIndex) return;
     this.shownOrder = this.st.orderIndex;
     const item = itemById(this.tables, o.item);
-    this.orderName.setText(o.customer);
-    this.orderText.setText(fillText(this.theme.texts.order_prompt, { customer: o.customer, qty: o.qty, item: item.name }));
-    this.orderReward.setText(`pays ${formatMoney(this.theme, o.reward)}`);
+    const b = LAYOUT.bubble;
+    const { pad, lineY, footDy, wrap, gap, iconDx } = b.text;
     this.orderIcon.setTexture(`item-${o.item}`);
-    this.orderQty.setText(`× ${o.qty}`);
+    this.show(this.orderName, o.customer, b.w - 2 * pad, lineY - pad);
+    this.show(this.orderText, fillText(this.theme.texts.order_prompt, { customer: o.customer, qty: o.qty, item: item.name }),
+      b.w - wrap, b.h - footDy - lineY - gap);
+    this.show(this.orderReward, `pays ${formatMoney(this.theme, o.reward)}`,
+      b.w - iconDx - this.orderIcon.displayWidth / 2 - pad - LAYOUT.gap, footDy);
+    this.show(this.orderQty, `× ${o.qty}`, 2 * iconDx, footDy);
     this.customer.setTexture(`customer-${this.st.orderIndex % CUSTOMER_COLOURS.length}`);
     const x = LAYOUT.customer.x + LAYOUT.sprite.dx;
     this.tweens.add({ targets: this.customer, x: { from: x - 50, to: x }, alpha: { from: 0, to: 1 }, duration: LAYOUT.enterMs });
@@ -285,10 +342,15 @@ export default class Play extends Phaser.Scene {
   refreshHud() {
     const st = this.st;
     const eco = this.tables.economy;
-    this.moneyText.setText(`${formatMoney(this.theme, st.money)} / goal ${formatMoney(this.theme, eco.goal_money)}`);
+    const gb = LAYOUT.goalBar;
+    const cb = LAYOUT.clockBar;
+    // the money line pops (LAYOUT.pop) on a delivery: it is fitted so that it still clears the clock then
+    this.show(this.moneyText, `${formatMoney(this.theme, st.money)} / goal ${formatMoney(this.theme, eco.goal_money)}`,
+      (cb.x - gb.x - LAYOUT.hudGap) / LAYOUT.pop, gb.y - LAYOUT.hudTextY);
     const left = remainingMs(st);
     const secs = Math.ceil(left / 1000);
-    this.clockText.setText(`Day ends in ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`);
+    this.show(this.clockText, `Day ends in ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`,
+      LAYOUT.w - cb.x - LAYOUT.nameX, cb.y - LAYOUT.hudTextY);
     const frac = left / eco.day_length_ms;
     const bar = frac < LAYOUT.clockWarn ? this.clockWarn : this.clockFill;
     this.clockFill.setVisible(bar === this.clockFill);

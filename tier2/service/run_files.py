@@ -1,0 +1,100 @@
+"""Read-only views of a run's project for people: the design documents and spec, the validation report, and the
+built game for a sandboxed ``<iframe>``.
+
+HTTP only: the use cases (`tier2.runs.run_files`) decide which files exist for the caller (tenant-scoped, inside
+the project by the path policy); the views mask server paths.
+
+**The game in an iframe.** An iframe cannot send ``Authorization``, so ``POST /v1/runs/{id}/play-token`` hands out a
+short-lived token bound to the run and the tenant (`tier2.service.auth.sign_play_token`), and the game is loaded
+from ``/v1/runs/{id}/play/{token}/index.html`` — relative URLs (``bundle.js``, assets) resolve under the same
+token. Those responses carry a CSP that makes the document sandboxed (scripts only, an opaque origin: no cookies,
+no storage, no access to the page that embeds it) and allows loading nothing but the run's own game files: no
+other network at all (`play_csp`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import FileResponse
+
+from tier2.errors import ApiError, ErrorCode
+from tier2.runs.queries import require_run
+from tier2.runs.run_files import design_files, play_file, validation_report
+from tier2.service.auth import sign_play_token, verify_play_token
+from tier2.service.deps import ApiKeysDep, RuntimeDep, TenantDep
+from tier2.service.errors import error_responses
+from tier2.service.schemas_browse import DesignView, PlayToken, ReportView
+from tier2.service.views import mask_for, public_design, public_report
+
+__all__ = ["play_csp", "router"]
+
+router = APIRouter(prefix="/v1", tags=["runs"])
+#: a Host header that may appear in a CSP source expression (anything else: the game may load nothing)
+_HOST = re.compile(r"^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$")
+_TOKEN = r"^[A-Za-z0-9_-]{1,800}\.[A-Za-z0-9_-]{1,100}$"
+
+
+def play_csp(host: str, prefix: str) -> str:
+    """The CSP of a game file: a sandboxed document (scripts only: ``sandbox allow-scripts``) that may load scripts,
+    styles, images, media, fonts and data from ``host`` + ``prefix`` (the run's game under its token), inline ones
+    and ``data:``/``blob:`` URLs, and nothing else: no other path of this server, no other host."""
+    own = f"{host}{prefix}" if _HOST.match(host) else "'none'"
+    local = f"{own} data: blob:"
+    return "; ".join([
+        "sandbox allow-scripts", "default-src 'none'", f"script-src {own} 'unsafe-inline'",
+        f"style-src {own} 'unsafe-inline'", f"img-src {local}", f"media-src {local}", f"font-src {local}",
+        f"connect-src {local}", "worker-src blob:", "frame-src 'none'", "object-src 'none'", "base-uri 'none'",
+        "form-action 'none'", "frame-ancestors 'self'",
+    ])
+
+
+@router.get("/runs/{run_id}/design", response_model=DesignView, response_model_exclude_unset=True,
+            responses=error_responses(404, 409, 422))
+async def get_design(run_id: str, rt: RuntimeDep, tenant: TenantDep) -> DesignView:
+    """The design documents (``docs/design/*.md``, the GDD first) and ``design/spec.json`` as the design phase has
+    written them so far (409 until the run has created its project)."""
+    found = await design_files(rt, tenant, run_id)
+    docs = [{"path": d.path, "text": d.text, "bytes": d.bytes, "truncated": d.truncated} for d in found.docs]
+    return public_design(run_id, docs, found.spec, found.spec_error, mask_for(rt.settings, found.project_dir))
+
+
+@router.get("/runs/{run_id}/report", response_model=ReportView, response_model_exclude_unset=True,
+            responses=error_responses(404, 409, 422))
+async def get_report(run_id: str, rt: RuntimeDep, tenant: TenantDep) -> ReportView:
+    """The validation report: every gate with its findings and evidence, the notes, the screenshots (artifact
+    URLs). Once the run has ended, the report its delivery names; before, the latest check (404: none yet)."""
+    found = await validation_report(rt, tenant, run_id)
+    return public_report(run_id, found.path, found.report, mask_for(rt.settings, found.project_dir))
+
+
+@router.post("/runs/{run_id}/play-token", response_model=PlayToken, responses=error_responses(404, 422))
+async def play_token(run_id: str, rt: RuntimeDep, keys: ApiKeysDep, tenant: TenantDep) -> PlayToken:
+    """A short-lived token to load the run's built game in a sandboxed ``<iframe>`` (which cannot send an
+    Authorization header): bound to this run and tenant, it opens the run's ``dist/`` files and nothing else."""
+    await require_run(rt.store, tenant, run_id)
+    token, expires = sign_play_token(keys, tenant, run_id)
+    return PlayToken(token=token, expires_at=expires, url=f"/v1/runs/{run_id}/play/{token}/index.html")
+
+
+@router.get("/runs/{run_id}/play/{token}/{name:path}", response_class=FileResponse,
+            responses={200: {"description": "A file of the run's built game (`dist/`), with a sandboxing CSP",
+                             "content": {"text/html": {"schema": {"type": "string"}}}},
+                       **error_responses(404, 422)})
+async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: ApiKeysDep,
+               token: Annotated[str, Path(max_length=1000, pattern=_TOKEN)]) -> FileResponse:
+    """A file of the run's game for the play token's holder (``index.html`` is the game)."""
+    tenant = verify_play_token(keys, token, run_id)
+    if tenant is None:
+        raise ApiError(ErrorCode.UNAUTHORIZED, 401, "invalid or expired play token")
+    path = await play_file(rt, tenant, run_id, name or "index.html")
+    prefix = f"/v1/runs/{run_id}/play/{token}/"
+    return FileResponse(path, headers={
+        "Content-Security-Policy": play_csp(request.headers.get("host", ""), prefix),
+        "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "private, no-store",
+        # the sandboxed game has an opaque origin: its module scripts and loader requests for its own files are
+        # cross-origin requests; the token in the URL is the capability, the files are the game's own
+        "Access-Control-Allow-Origin": "*",
+    })
