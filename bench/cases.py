@@ -50,7 +50,6 @@ from tier2.tools import ToolResults  # noqa: E402
 from tier2.validators import ValidationRunner  # noqa: E402
 
 BRIEFS = ["a potion shop tycoon where I brew potions from herbs and sell them to adventurers",
-          "a cozy bakery tycoon: bake bread and cakes, don't go broke",
           "a blacksmith shop: forge swords from iron and sell them to knights",
           "a flower stall: grow tulips and roses and sell bouquets at the market"]
 

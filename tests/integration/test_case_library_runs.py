@@ -45,7 +45,7 @@ async def test_offline_faulty_is_fixed_by_the_library_not_by_the_policy(runtime,
     assert {("l1.builds", "restore_last_built", "engine"), ("l1.boots", "restore_data_key", "engine")} <= recorded
     assert not [e for e in events if isinstance(e, CaseHit)]
 
-    second = await execute_run(runtime, RunRequest(brief="a cozy bakery tycoon: bake bread and cakes",
+    second = await execute_run(runtime, RunRequest(brief="a blacksmith shop: forge swords from iron and sell them",
                                                    out_dir=tmp_path / "b", model="offline-faulty-norepair"))
     assert second.status == "delivered", second.stop_reason
     events = await _events(runtime, second.run_id)
