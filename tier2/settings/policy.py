@@ -145,7 +145,8 @@ class LearningPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     cases: bool = True  # record verified fixes as cases and look failures up by exact signature
     fixers: bool = True  # apply a case's deterministic fixer (no model call) before the writer sees the failure
-    fixer_rounds: int = Field(default=3, ge=0, le=10)  # fixer + re-validation rounds per failing validation
+    #: fixer + re-validation rounds per failing check (inside the tool call: breakers.tool_call_s bounds them all)
+    fixer_rounds: int = Field(default=2, ge=0, le=5)
     recall: Literal["auto", "off"] = "auto"  # near matches through mem0 when the `memory` extra is installed
     recall_top_k: int = Field(default=3, ge=1, le=20)
     recall_min_score: float = Field(default=0.35, ge=0.0, le=1.0)
