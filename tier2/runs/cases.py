@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tier2.errors import BadInput
 from tier2.learning.seed import TAXONOMY_DEFECTS, SeedDefect, SeedResult, seed_cases
 from tier2.runs.runtime import Runtime, open_runtime
 from tier2.settings.loader import Settings, load_security
@@ -34,7 +35,10 @@ async def seed_library(rt: Runtime, catalogue: Sequence[SeedDefect], genres: Seq
 
 
 def _scope(tenant: str | None) -> str:
-    return ENGINE_SCOPE if tenant is None else tenant_scope(tenant)
+    try:
+        return ENGINE_SCOPE if tenant is None else tenant_scope(tenant)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from exc
 
 
 async def list_cases(rt: Runtime, tenant: str | None = None) -> list[dict[str, Any]]:
