@@ -41,10 +41,14 @@ if [ ! -x .venv/bin/python ]; then
   $PY -m venv .venv
 fi
 stamp=.venv/.tier2-deps
-want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+# TIER2_MEMORY=1: also the `memory` extra (mem0 + a local embedder: the case library's near-match recall, about
+# 1.5 GB); its lock is requirements.lock plus the extra, same versions. Without it mem0 is never installed.
+lock=requirements.lock
+if [ "${TIER2_MEMORY:-0}" = 1 ]; then lock=requirements-memory.lock; fi
+want="$(cat "$lock" pyproject.toml | sha256sum | cut -d' ' -f1) $lock"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  echo "setup: installing Python dependencies (requirements.lock)" >&2
-  .venv/bin/pip install -q --disable-pip-version-check -r requirements.lock
+  echo "setup: installing Python dependencies ($lock)" >&2
+  .venv/bin/pip install -q --disable-pip-version-check -r "$lock"
   .venv/bin/pip install -q --disable-pip-version-check --no-deps -e .
   echo "$want" > "$stamp"
 fi

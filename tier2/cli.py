@@ -1,5 +1,5 @@
-"""The ``tier2`` command line: generate, serve, worker, validate, doctor, sandbox exec — and, against a running
-service, submit and runs list|show|events|cancel|delivery (`tier2.client.commands`).
+"""The ``tier2`` command line: generate, serve, worker, validate, packs, cases, doctor, sandbox exec — and, against a
+running service, submit and runs list|show|events|cancel|delivery (`tier2.client.commands`).
 
 Exit codes: 0 success (game delivered / all L1 gates pass / healthy), 1 the run or a gate failed,
 2 usage or setup error (bad brief, missing Chromium/esbuild/Redis, unknown model route, an API error, an
@@ -217,6 +217,14 @@ def cmd_packs(args: argparse.Namespace) -> int:
     return 0 if not bad else 1
 
 
+def cmd_cases(args: argparse.Namespace) -> int:
+    """``tier2 cases seed|list|clear``: the debug case library (docs/learning.md)."""
+    from tier2.runs.cases import cases_command
+    from tier2.testing.mutants import CONTRACT_MUTANTS  # the validator's mutation catalogue: pure operators
+
+    return cases_command(Settings(), args, [(m.defect, m.apply) for m in CONTRACT_MUTANTS])
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from tier2.service.health import check_health
 
@@ -295,6 +303,18 @@ def build_parser() -> argparse.ArgumentParser:
     kc.add_argument("--no-play", action="store_true", help="skip building and playing the templates")
     kc.add_argument("--out", help="keep the check's projects and reports here")
     kc.set_defaults(fn=cmd_packs)
+    c = sub.add_parser("cases", help="the debug case library: seed it from the mutation corpus, list, clear")
+    cs = c.add_subparsers(dest="cases_command", required=True)
+    cd = cs.add_parser("seed", help="inject each known defect into template copies; record the verified fixes")
+    cd.add_argument("--genre", action="append", help="only this genre template (repeatable)")
+    cd.add_argument("--only", type=lambda t: [x for x in t.split(",") if x], help="only these defects (a,b,...)")
+    cl = cs.add_parser("list", help="the engine's cases, or one tenant's")
+    cx = cs.add_parser("clear", help="delete the engine's cases, or one tenant's")
+    for q in (cl, cx):
+        q.add_argument("--tenant", help="a tenant's own scope (default: the shared engine scope)")
+    for q in (cd, cl, cx):
+        q.add_argument("--json", action="store_true")
+        q.set_defaults(fn=cmd_cases)
     d = sub.add_parser("doctor", help="check Redis, Chromium and the pack toolchain")
     d.set_defaults(fn=cmd_doctor)
     add_service_commands(sub)

@@ -24,6 +24,8 @@ __all__ = [
     "CancelRequested",
     "RunFinished",
     "PlanChanged",
+    "CaseHit",
+    "CaseRecorded",
     "PolicyRefused",
     "Tier2Event",
     "EVENT_ADAPTER",
@@ -124,6 +126,41 @@ class PlanChanged(_Event):
     evidence: dict[str, Any] = Field(default_factory=dict)
 
 
+class CaseHit(_Event):
+    """The debug case library matched a failure (`tier2.learning`): a fixer applied with no model call
+    (``applied``, ``fixed`` once the gates re-validated), a verified fix offered to the writer (``offered``), a
+    near match recalled through mem0 (``recalled``) or a taxonomy rule given as advice (``advised``)."""
+
+    type: Literal["case_hit"] = "case_hit"
+    signature: str
+    gate: str
+    shape: str
+    action: Literal["applied", "offered", "recalled", "advised"]
+    scope: str = ""  # engine | tenant (never the tenant's id)
+    fixer: str | None = None
+    fixed: bool | None = None  # applied: did the gates pass the failing gate afterwards
+    files: list[str] = Field(default_factory=list)
+    score: float | None = None  # recalled: similarity
+    #: model calls and tokens the fix replaced: what the case's fix took when it was found (``estimate``
+    #: "recorded"), else the one model call that would have had to read the failure ("minimum")
+    replaced_model_calls: int = 0
+    replaced_tokens: int = 0
+    estimate: Literal["recorded", "minimum", "none"] = "none"
+
+
+class CaseRecorded(_Event):
+    """A fix verified by the gates became a case (signature → diff, files, rule, fixer)."""
+
+    type: Literal["case_recorded"] = "case_recorded"
+    signature: str
+    gate: str
+    shape: str
+    scope: str  # engine | tenant
+    fixer: str | None = None
+    files: list[str] = Field(default_factory=list)
+    verified: int = 1
+
+
 class PolicyRefused(_Event):
     """The hot-policy files on disk hold an edit that was refused (it does not validate, or it raises a ceiling of
     the security config) when this run took its snapshot: the run works under ``policy``, the snapshot still in
@@ -137,7 +174,7 @@ class PolicyRefused(_Event):
 
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished | PlanChanged | PolicyRefused,
+    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded,
     Field(discriminator="type"),
 ]
 

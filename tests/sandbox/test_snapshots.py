@@ -117,3 +117,38 @@ async def test_a_replayed_write_brings_back_the_files_right_after_it(store: Snap
         pass
     assert (root / "a.txt").read_text() == "after the write"
     assert agent.state.middle_context[SNAPSHOT_KEY] == after
+
+
+async def test_a_check_whose_fix_changed_files_is_snapshotted(store: SnapshotStore, tmp_path: Path) -> None:
+    """A Build during which the case library applied a fix says ``files_changed``: the step's checkpoint then names
+    a snapshot with the fixed files (a resume restores them with the conversation that read the fixed result);
+    a Build that changed nothing takes no snapshot."""
+    from types import SimpleNamespace
+
+    from agentscope.message import TextBlock, ToolCallBlock
+    from agentscope.tool import ToolResponse
+
+    from tier2.middleware.snapshots import SNAPSHOT_KEY, SnapshotMiddleware
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "main.js").write_text("broken(")
+    agent = SimpleNamespace(state=SimpleNamespace(context=[], middle_context={}))
+    middleware = SnapshotMiddleware(store, root, f"run-{tmp_path.name}")
+
+    async def build(changed: bool):
+        if changed:
+            (root / "main.js").write_text("fixed();")
+        yield ToolResponse(content=[TextBlock(text="BUILD OK")], state="success", id="b1",
+                           metadata={"files_changed": changed})
+
+    call = ToolCallBlock(id="b1", name="Build", input="{}")
+    async for _ in middleware.on_acting(agent, {"tool_call": call}, lambda **_: build(False)):
+        pass
+    assert SNAPSHOT_KEY not in agent.state.middle_context
+    async for _ in middleware.on_acting(agent, {"tool_call": call}, lambda **_: build(True)):
+        pass
+    sid = agent.state.middle_context[SNAPSHOT_KEY]
+    (root / "main.js").write_text("lost with the sandbox")
+    await restore_snapshot(store, root, sid)
+    assert (root / "main.js").read_text() == "fixed();"

@@ -160,6 +160,8 @@ class ProgressDisplay:
         if e.type == "plan_changed":
             s.plan[e.node] = e.status
             return None
+        if e.type == "case_hit" and e.action == "applied":
+            return f"library · {e.fixer} for {e.gate} → {'fixed' if e.fixed else 'not fixed'}"
         if e.type == "cancel_requested":
             return f"cancel requested{f' by {e.by}' if e.by else ''}"
         if e.type == "run_finished":

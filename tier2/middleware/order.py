@@ -5,6 +5,9 @@
     budget      — hard ledger: reserve before each model call, refuse past the cap (+ AgentScope's soft budget)
     breakers    — step caps, stuck patterns, timeouts: stop a looping or stalled agent with a reason
     checkpoint  — persists the AgentState after every tool result and at reply end (resume point)
+    learning    — the debug case library (`tier2.learning`): after a failing Build/RunGame, a verified fix is applied
+                  and re-checked before the model sees the result (inside checkpoint: the step's snapshot and
+                  checkpoint cover the fixed files)
     path_guard  — parses each tool call's arguments strictly and refuses paths outside the project, reserved
                   names and oversized writes; the tool then gets exactly the checked arguments
     operations  — innermost: tool calls keyed by operation id: a side effect already done is looked up, never
@@ -43,6 +46,7 @@ class RunLayers:
     budget: Sequence[MiddlewareBase] = field(default_factory=list)
     breakers: Sequence[MiddlewareBase] = field(default_factory=list)
     checkpoint: Sequence[MiddlewareBase] = field(default_factory=list)
+    learning: Sequence[MiddlewareBase] = field(default_factory=list)
     operations: Sequence[MiddlewareBase] = field(default_factory=list)
 
 
@@ -57,6 +61,7 @@ def build_middlewares(
         *lay.budget,
         *lay.breakers,
         *lay.checkpoint,
+        *lay.learning,
         PathGuardMiddleware(project_root, write_limit),
         *lay.operations,
     ]

@@ -1,7 +1,8 @@
 """Project snapshots after every completed write step, with the snapshot id in the step's checkpoint.
 
 `SnapshotMiddleware` sits just inside the checkpoint layer (outside the operation ledger): after a tool that changes
-files (Write, Edit, Bash) returns, it snapshots the project content-addressed (`tier2.workspace.snapshots` +
+files (Write, Edit, Bash, or any tool whose response says ``files_changed`` — a fix the case library applied during
+a Build or RunGame) returns, it snapshots the project content-addressed (`tier2.workspace.snapshots` +
 `tier2.store.snapshots`) and puts the id in ``AgentState.middle_context`` — the checkpoint written right after
 this step carries it. It also records "the files right after operation X"; when the ledger *replays* an
 operation on a resumed attempt (the effect is not repeated), the files are brought back to that snapshot, so files
@@ -72,9 +73,11 @@ class SnapshotMiddleware(MiddlewareBase):
             if isinstance(chunk, ToolResponse):
                 final = chunk
             yield chunk
-        if call.name not in self.tools or final is None:
+        if final is None:
             return
         meta = final.metadata or {}
+        if call.name not in self.tools and not meta.get("files_changed"):  # e.g. the case library applied a fix
+            return
         op = meta.get("operation") or operation_id(agent, call)
         if meta.get("replayed"):
             after = await self.store.after_op(self.run_id, op)

@@ -15,6 +15,7 @@ from agentscope.message import Msg, UserMsg
 
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
+from tier2.runs.library import library_round
 from tier2.store.lifecycle import TerminalStatus
 from tier2.validators import ValidationReport
 
@@ -78,6 +79,8 @@ class ImplementPhase:
         resume = session.req.resume
         pending = resume.stage if resume else ""
         verdict = Verdict("failed", "the writer never ran")
+        if session.library is not None:
+            await session.library.baseline()
         for round_no in range(resume.round if resume else 0, policy.writer.max_fix_rounds + 1):
             session.round = round_no
             if pending == "turn_done":  # the turn ended before the crash: validate what it left
@@ -89,6 +92,9 @@ class ImplementPhase:
             session.mark("agent_done")
             await session.phase("validate", f"round {round_no + 1}")
             check = await session.validate()
+            known = ""
+            if not check.report.passed:  # the case library's turn first: a verified fix needs no model call
+                check, known = await library_round(session, check)
             if check.report.passed:
                 return Verdict("delivered", "all L1 gates passed", check.report, check.report_path)
             if said.startswith("STOP:"):
@@ -98,7 +104,8 @@ class ImplementPhase:
             if turn.exceeded:
                 reason = f"writer hit max_iters={policy.writer.max_iters}; " + reason
             verdict = Verdict("failed", reason, check.report, check.report_path)
-            message = UserMsg("user", render_prompt("fix_round", feedback=check.report.feedback()))
+            message = UserMsg("user", render_prompt("fix_round", feedback=check.report.feedback(),
+                                                    known_fixes=("\n\n" + known) if known else ""))
             await session.phase("implement", f"fix round {round_no + 1}")
         return verdict
 

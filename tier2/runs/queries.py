@@ -115,7 +115,7 @@ async def run_delivery(rt: Runtime, tenant: str, run_id: str) -> tuple[RunRecord
     return record, delivery
 
 
-async def run_trajectory(rt: Runtime, tenant: str, run_id: str, kind: Literal["model", "tool"] | None,
+async def run_trajectory(rt: Runtime, tenant: str, run_id: str, kind: Literal["model", "tool", "case"] | None,
                          offset: int, limit: int) -> TrajectoryPage:
     """One page of the run's calls (in first-start order, optionally only one kind) and the totals of all."""
     record = await require_run(rt.store, tenant, run_id)

@@ -9,9 +9,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from tier2.browser import BrowserPool, find_chromium
+from tier2.learning import CaseLibrary
 from tier2.packs import Pack, load_pack
 from tier2.settings.loader import CONFIG_LOG, PolicyStore, SecurityConfig, Settings, load_security
 from tier2.settings.secrets import Redactor
+from tier2.store.cases import CaseStore
 from tier2.store.keys import Keys
 from tier2.store.run_store import RunStore
 
@@ -40,6 +42,8 @@ class Runtime:
     redactor: Redactor = field(default_factory=Redactor)
     #: the security/build config this process runs under (`security_build_hash`), recorded with every run
     security_hash: str = ""
+    #: the debug case library (`tier2.learning`): verified cases in Redis, mem0 recall when installed
+    cases: CaseLibrary | None = None
 
 
 @contextlib.asynccontextmanager
@@ -64,7 +68,8 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     redactor = Redactor.from_env(security.secrets.env_patterns, [*key_envs, "TIER2_API_KEYS", "TIER2_STREAM_SECRET"])
     try:
         yield Runtime(settings=settings, security=security, policies=policies, pack=pack, pool=pool, store=store,
-                      redis_url=redis_url, redactor=redactor, security_hash=security_hash)
+                      redis_url=redis_url, redactor=redactor, security_hash=security_hash,
+                      cases=CaseLibrary(CaseStore(store.r, store.keys)))
     finally:
         await pool.close()
         await store.close()

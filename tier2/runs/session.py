@@ -13,7 +13,7 @@ import logging
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentscope.event import ExceedMaxItersEvent
 from agentscope.message import Msg
@@ -28,6 +28,7 @@ from tier2.models.routing import build_fallback, build_model
 from tier2.runs.delivery import design_record, write_delivery
 from tier2.runs.l3 import l3_scorer
 from tier2.runs.layers import LayerContext, build_run_layers
+from tier2.runs.library import attach_library
 from tier2.runs.owner import process_owner
 from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
 from tier2.runs.policy import RunPolicy, current_policy
@@ -45,6 +46,9 @@ from tier2.tools import ToolResults
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.workspace import new_project, snapshot, workspace_home
 from tier2.workspace.projects import read_project
+
+if TYPE_CHECKING:
+    from tier2.learning import LibraryRun, Seen
 
 __all__ = ["Check", "Opened", "RunSession", "Turn", "WriterSetup"]
 
@@ -118,6 +122,9 @@ class RunSession:
         #: the design phase's outcome (spec, plan, goal): L2 gates, the completion map and the plan in the delivery
         self.design: Any = None  # tier2.runs.design_phase.DesignOutcome (Any: that module imports this one)
         self.workspace: RunWorkspace | None = None  # the workspace kind's sandbox, command sessions, browser
+        self.tenant: str | None = None
+        self.library: LibraryRun | None = None  # the debug case library's view of this run (tier2.runs.library)
+        self.last_seen: Seen | None = None  # the last validation as the library saw it
 
     # --- bookkeeping -------------------------------------------------------------------------------------------
 
@@ -174,6 +181,8 @@ class RunSession:
             if accepted.outcome == "busy":
                 raise BadInput(f"project {info.project_id} already has a run in progress: {accepted.active_run}")
         previous = await self.rt.store.get_run(run_id) or {}
+        tenant = previous.get("tenant")
+        self.tenant = tenant if isinstance(tenant, str) else None
         attempt = req.fence.token if req.fence else 1
         await self.update(**fields, attempt=attempt, started=True)
         self.trace.annotate(**{A.PACK: pack.ref, A.TEMPLATE: pack.genre_of(project).id})
@@ -213,6 +222,7 @@ class RunSession:
         runner.l3_scorer = l3_scorer(self.policy, rt=self.rt, run_id=self.run_id, options=dict(self.req.options),
                                      cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
         results = ToolResults()
+        checks = attach_library(self, layers, results, self.tenant)
         resume = self.req.resume
         if resume is not None:  # files and conversation agree: the files of the checkpoint this attempt resumes
             await ws.restore(resume.state_json)
@@ -226,6 +236,8 @@ class RunSession:
             write_limit=min(self.rt.security.tools.max_write_bytes,
                             self.policy.tools.max_write_bytes or self.rt.security.tools.max_write_bytes),
             sandbox=ws.sandbox, commands=ws.commands)
+        if checks is not None:
+            checks.ctx = handle.tools
         if resume is None and layers.checkpoint:
             await ws.baseline(handle.agent)
         self.writer = WriterSetup(handle=handle, runner=runner, results=results)
@@ -280,6 +292,8 @@ class RunSession:
         for gate in report.gates:
             await self.emit(GateResult(run_id=self.run_id, gate_id=gate.id, layer=gate.layer, passed=gate.passed,
                                        summary=gate.summary))
+        if self.library is not None:
+            self.last_seen = await self.library.observe_report_safely(report)
         self.mark("validated")
         self.last_check = Check(report, report_path)
         return self.last_check

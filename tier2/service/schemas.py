@@ -297,6 +297,28 @@ class ToolCallView(_CallView):
     result_chars: int = 0
 
 
+class CaseCallView(_CallView):
+    kind: Literal["case"] = "case"
+    signature: str = Field(description="the failure signature the debug case library matched")
+    gate: str
+    action: str = Field(description="applied (a fixer, no model call) | offered | recalled | advised")
+    fixer: str | None = None
+    fixed: bool | None = None
+    replaced_model_calls: int = 0
+    replaced_tokens: int = 0
+
+
+class LibraryTotals(_Out):
+    hits: int
+    applied: int = 0
+    fixed: int = 0
+    offered: int = 0
+    recalled: int = 0
+    advised: int = 0
+    model_calls_replaced: int = 0
+    tokens_replaced: int = 0
+
+
 class ModelTotals(_Out):
     calls: int
     failed: int
@@ -318,6 +340,7 @@ class TrajectorySummary(_Out):
     tool_calls: int
     models: dict[str, ModelTotals]
     tools: dict[str, ToolTotals]
+    library: LibraryTotals | None = Field(default=None, description="debug case library hits (none: no hit)")
 
 
 class TrajectoryView(_Out):
@@ -326,7 +349,7 @@ class TrajectoryView(_Out):
     offset: int
     limit: int
     summary: TrajectorySummary
-    calls: list[Annotated[ModelCallView | ToolCallView, Field(discriminator="kind")]]
+    calls: list[Annotated[ModelCallView | ToolCallView | CaseCallView, Field(discriminator="kind")]]
 
 
 # -- projects ---------------------------------------------------------------------------------------------------

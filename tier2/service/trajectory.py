@@ -26,7 +26,8 @@ router = APIRouter(prefix="/v1", tags=["runs"])
             responses=error_responses(404, 422))
 async def get_trajectory(
     run_id: str, rt: RuntimeDep, tenant: TenantDep,
-    kind: Annotated[Literal["model", "tool"] | None, Query(description="only model calls or only tool calls")] = None,
+    kind: Annotated[Literal["model", "tool", "case"] | None,
+                    Query(description="only model calls, tool calls or case library hits")] = None,
     offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> TrajectoryView:
     """One page of the run's calls (``total`` counts the selected kind) and the per-model and per-tool totals."""

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from tier2.service.schemas import (
     AcceptedLinks,
     AttemptView,
+    CaseCallView,
     DeliveryView,
     ModelCallView,
     ProjectView,
@@ -243,10 +244,15 @@ def public_delivery(delivery: Mapping[str, Any], run_id: str, mask: PathMask) ->
 def public_trajectory(run_id: str, total: int, offset: int, limit: int, summary: Mapping[str, Any],
                       calls: list[CallRecord], mask: PathMask) -> TrajectoryView:
     """A page of the run's calls; free text (error, argument summary) masked."""
-    shown: list[ModelCallView | ToolCallView] = []
+    shown: list[ModelCallView | ToolCallView | CaseCallView] = []
     for call in calls:
         data = mask.deep(call.model_dump(mode="json"))
-        shown.append(allowed(ModelCallView, data) if call.kind == "model" else allowed(ToolCallView, data))
+        if call.kind == "model":
+            shown.append(allowed(ModelCallView, data))
+        elif call.kind == "case":
+            shown.append(allowed(CaseCallView, data))
+        else:
+            shown.append(allowed(ToolCallView, data))
     return TrajectoryView(run_id=run_id, total=total, offset=offset, limit=limit,
                           summary=allowed(TrajectorySummary, summary), calls=shown)
 

@@ -31,6 +31,7 @@ from tier2.settings.policy import (
     BudgetOverride,
     BudgetPolicy,
     DurabilityPolicy,
+    LearningPolicy,
     LegibilityPolicy,
     ModelRoute,
     Policy,
@@ -48,7 +49,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 __all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "PolicyRefusal", "ModelRoute",
            "Price", "BudgetPolicy", "BudgetOverride", "BreakerPolicy", "DurabilityPolicy", "StuckPolicy",
            "TimeoutPolicy", "ToolsPolicy", "WriterPolicy", "BriefLimits", "SecretsConfig", "load_policy",
-           "load_security", "CONFIG_LOG", "LegibilityPolicy"]
+           "load_security", "CONFIG_LOG", "LegibilityPolicy", "LearningPolicy"]
 
 #: configuration events (hashes at start, policy reloads and refused edits); `tier2 serve`/`worker` log it at INFO
 CONFIG_LOG = "tier2.config"

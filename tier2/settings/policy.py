@@ -14,8 +14,8 @@ from tier2.settings.agents import check_routing, fallback_chain, resolve_role
 from tier2.settings.sandbox import SandboxPolicy
 from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING
 
-__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "LegibilityPolicy", "ModelRoute",
-           "Policy", "Price", "StuckPolicy", "TimeoutPolicy", "ToolsPolicy", "WriterPolicy"]
+__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "LearningPolicy", "LegibilityPolicy",
+           "ModelRoute", "Policy", "Price", "StuckPolicy", "TimeoutPolicy", "ToolsPolicy", "WriterPolicy"]
 
 
 class ModelRoute(BaseModel):
@@ -139,6 +139,24 @@ class LegibilityPolicy(BaseModel):
     generic_layer: Literal["L1", "L2"] = "L1"
 
 
+class LearningPolicy(BaseModel):
+    """The debug case library (`tier2.learning`, config/policy/learning.yaml)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    cases: bool = True  # record verified fixes as cases and look failures up by exact signature
+    fixers: bool = True  # apply a case's deterministic fixer (no model call) before the writer sees the failure
+    #: fixer + re-validation rounds per failing check (inside the tool call: breakers.tool_call_s bounds them all)
+    fixer_rounds: int = Field(default=2, ge=0, le=5)
+    recall: Literal["auto", "off"] = "auto"  # near matches through mem0 when the `memory` extra is installed
+    recall_top_k: int = Field(default=3, ge=1, le=20)
+    recall_min_score: float = Field(default=0.35, ge=0.0, le=1.0)
+    #: how long a recall may wait for mem0 to load (once per process); 0: never wait — the first recall starts the
+    #: load and finds nothing, later ones use it
+    recall_wait_s: float = Field(default=0.0, ge=0.0, le=600.0)
+    offer_limit: int = Field(default=3, ge=0, le=20)  # known fixes offered to the writer per failing validation
+    diff_chars: int = Field(default=2000, ge=0, le=20_000)  # of each offered fix's diff
+
+
 class BudgetOverride(BaseModel):
     """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy.
 
@@ -182,6 +200,7 @@ class Policy(BaseModel):
     agents: dict[str, str] = {}
     sandbox: SandboxPolicy = SandboxPolicy()  # may only lower the security config's [sandbox]
     tools: ToolsPolicy = ToolsPolicy()  # may only lower the security config's [tools]
+    learning: LearningPolicy = LearningPolicy()
     source_hash: str = ""
 
     @model_validator(mode="after")

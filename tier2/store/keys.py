@@ -169,6 +169,17 @@ class Keys:
         """List of tenants with waiting runs: the round-robin ring of the fair dispatcher."""
         return f"{self.prefix}:dispatch:tenants"
 
+    # --- the debug case library (`tier2.learning`): failure signature -> verified fix ---
+
+    def cases(self, scope: str) -> str:
+        """Hash signature key -> JSON case, per scope: ``engine`` (engine facts, shared by every tenant) or
+        ``tenant:<id>`` (cases that carry that tenant's game content, visible to it alone)."""
+        return f"{self.prefix}:cases:{scope}"
+
+    def case_stats(self, scope: str) -> str:
+        """Hash ``<signature key>:<counter>`` -> count (hits, fixer applied/fixed/failed, offered) of a scope."""
+        return f"{self.prefix}:cases:{scope}:stats"
+
     def template(self, method: str) -> tuple[str, str]:
         """(prefix, suffix) of a one-argument key method, for Lua scripts that build the key of an id they read
         (``prefix .. id .. suffix``): the key names still come from this module only."""

@@ -19,7 +19,7 @@ from redis.exceptions import RedisError
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.replies import members, text
 
-__all__ = ["ModelCallRecord", "ToolCallRecord", "TrajectoryStore", "CallRecord"]
+__all__ = ["CaseCallRecord", "ModelCallRecord", "ToolCallRecord", "TrajectoryStore", "CallRecord"]
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +56,28 @@ class ToolCallRecord(_Call):
     result_chars: int = 0
 
 
-CallRecord = ModelCallRecord | ToolCallRecord
+class CaseCallRecord(_Call):
+    """A debug case library hit (`tier2.learning`): a fix applied or offered in place of model calls."""
+
+    kind: Literal["case"] = "case"
+    signature: str
+    gate: str
+    action: str  # applied | offered | recalled | advised
+    fixer: str | None = None
+    fixed: bool | None = None
+    replaced_model_calls: int = 0
+    replaced_tokens: int = 0
+
+
+CallRecord = ModelCallRecord | ToolCallRecord | CaseCallRecord
 
 
 def _parse(raw: str) -> CallRecord:
     data = json.loads(raw)
-    return ModelCallRecord(**data) if data.get("kind") == "model" else ToolCallRecord(**data)
+    kind = data.get("kind")
+    if kind == "model":
+        return ModelCallRecord(**data)
+    return CaseCallRecord(**data) if kind == "case" else ToolCallRecord(**data)
 
 
 class TrajectoryStore:
@@ -108,8 +124,17 @@ class TrajectoryStore:
         """Totals per model (calls, failures, tokens, cost) and per tool (calls, errors, time)."""
         models: dict[str, dict[str, Any]] = {}
         tools: dict[str, dict[str, Any]] = {}
+        library = {"hits": 0, "applied": 0, "fixed": 0, "offered": 0, "model_calls_replaced": 0,
+                   "tokens_replaced": 0}
         for c in calls:
-            if isinstance(c, ModelCallRecord):
+            if isinstance(c, CaseCallRecord):
+                library["hits"] += 1
+                library[c.action] = library.get(c.action, 0) + 1
+                library["fixed"] += bool(c.fixed)
+                if c.action == "applied" and c.fixed:
+                    library["model_calls_replaced"] += c.replaced_model_calls
+                    library["tokens_replaced"] += c.replaced_tokens
+            elif isinstance(c, ModelCallRecord):
                 m = models.setdefault(c.model, {"calls": 0, "failed": 0, "input_tokens": 0, "output_tokens": 0,
                                                 "cost_usd": 0.0, "priced": True, "ms": 0.0})
                 m["calls"] += 1
@@ -130,5 +155,8 @@ class TrajectoryStore:
             m["ms"] = round(m["ms"], 1)
         for t in tools.values():
             t["ms"] = round(t["ms"], 1)
-        return {"model_calls": sum(m["calls"] for m in models.values()),
-                "tool_calls": sum(t["calls"] for t in tools.values()), "models": models, "tools": tools}
+        out = {"model_calls": sum(m["calls"] for m in models.values()),
+               "tool_calls": sum(t["calls"] for t in tools.values()), "models": models, "tools": tools}
+        if library["hits"]:
+            out["library"] = library
+        return out

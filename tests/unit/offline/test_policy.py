@@ -167,3 +167,18 @@ def test_a_write_batch_cut_short_by_a_crash_is_completed_before_building() -> No
     assert rest.calls == batch.calls[2:]
     c.run_calls(rest)
     assert c.act().calls == [("Build", {})]
+
+
+def test_with_repairs_off_the_policy_stops_instead_of_repairing() -> None:
+    """``repairs: false`` (route offline-faulty-norepair): the policy's own repairs are off — only the case library
+    (which fixes a known fault before the policy reads it) can make the run pass."""
+    c, params = Convo(), {"faults": ["syntax_error"], "repairs": False}
+    _to_build(c, params)
+    assert c.act(params).calls == [("Build", {})]
+    c.result("Build", {}, "BUILD FAILED (1 error(s)):\n- src/scenes/Play.js:9:30: Expected \")\"", "error")
+    final = c.act(params)
+    assert final.kind == "final" and final.text.startswith("STOP:") and "repairs are off" in final.text
+    c, params = Convo(), {"faults": ["syntax_error"], "repairs": False}
+    _to_build(c, params)
+    c.run_calls(c.act(params))  # the library fixed it before the policy read the result: BUILD OK
+    assert c.act(params).calls == [("RunGame", {})]

@@ -37,6 +37,8 @@ class OfflineChatModel(ChatModelBase):
 
     class Parameters(BaseModel):
         faults: list[str] = []
+        #: the policy's own repairs of what it broke (a fallback: the case library fixes known faults first)
+        repairs: bool = True
         stream: bool = True
         #: simulated provider latency per call (seconds; tests and benches of crashes mid-call)
         delay_s: float = Field(default=0.0, ge=0.0, le=30.0)

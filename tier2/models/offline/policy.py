@@ -13,6 +13,10 @@ It plays the writer role with real tool calls, in this order:
 6. finish with a summary when RunGame passes, or stop with ``STOP:`` and the reason when it sees an error it
    has no repair for, or when a repair did not help.
 
+Steps 4 and 5 are the policy's own *fallback* repairs: with the debug case library on (`tier2.learning`), a known
+fault is fixed by the library's fixer before the policy reads the failure; model parameter ``repairs: false``
+turns the policy's repairs off altogether (it stops instead), so a run shows what the library fixes alone.
+
 Faults (model parameter ``faults``) make the first write deliberately wrong — ``syntax_error`` in
 ``src/scenes/Play.js`` or ``missing_data_key``
 (the first number of the last table with one: ``economy.start_money`` in the default genre) — so the repairs run.
@@ -223,15 +227,20 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     if build_i < last_write_i:
         return Action("tools", [("Build", {})])
     build = conv.steps[build_i]
+    repairs = params.get("repairs", True) is not False
     if not build.ok:
-        return _after_build_failure(conv, build.result or "")
+        return _after_build_failure(conv, build.result or "") if repairs else _no_repair("build", build.result)
     if run_i < build_i:
         return Action("tools", [("RunGame", {})])
     run = conv.steps[run_i]
     if not run.ok:
-        return _after_run_failure(conv, run.result or "")
+        return _after_run_failure(conv, run.result or "") if repairs else _no_repair("game", run.result)
     title = _title(conv)
     return Action("final", text=f"DONE: {title} builds and passes every L1 gate.\n{run.result or ''}")
+
+
+def _no_repair(what: str, result: str | None) -> Action:
+    return _stop(f"the {what} fails and the policy's own repairs are off (repairs: false):\n" + (result or "")[:1500])
 
 
 def _after_pending_read(conv: Conversation, read: Any) -> Action:

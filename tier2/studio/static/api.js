@@ -7,7 +7,8 @@ const KEY = 'tier2.studio.apiKey';
 // every `type` of tier2/events.py (a test keeps this list equal to the Python union)
 export const EVENT_TYPES = [
   'run_started', 'phase_changed', 'model_called', 'tool_started', 'tool_finished', 'gate_result',
-  'attempt_started', 'cancel_requested', 'run_finished', 'plan_changed', 'policy_refused',
+  'attempt_started', 'cancel_requested', 'run_finished', 'plan_changed', 'policy_refused', 'case_hit',
+  'case_recorded',
 ];
 export const TERMINAL = ['delivered', 'failed', 'stopped'];
 

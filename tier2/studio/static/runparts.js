@@ -19,6 +19,9 @@ const SUMMARY = {
   cancel_requested: (d) => `cancel requested${d.by ? ` by ${d.by}` : ''}`,
   run_finished: (d) => `${d.status}: ${d.stop_reason}`,
   plan_changed: (d) => `${d.node} → ${d.status}`,
+  case_hit: (d) => `case library ${d.action} ${d.fixer || ''} for ${d.gate}`
+    + (d.action === 'applied' ? (d.fixed ? ' → fixed, no model call' : ' → not fixed') : ''),
+  case_recorded: (d) => `case recorded for ${d.gate} (${d.scope}${d.fixer ? `, fixer ${d.fixer}` : ''})`,
 };
 
 export function eventRow(ev) {

@@ -1,0 +1,51 @@
+"""The defect taxonomy (OpenGame's seed protocol, shipped in ``taxonomy/``): message patterns → root cause and rule.
+
+A case's ``rule`` names the taxonomy entry its failure matches; a failure with no verified case but a matching
+entry gets the entry's rule as advice in the fix round. `tier2.learning.seed` injects the taxonomy's classes that
+have a deterministic operator into template copies.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+__all__ = ["TaxonomyEntry", "entries", "rule_for"]
+
+
+@dataclass(frozen=True)
+class TaxonomyEntry:
+    id: str
+    stage: str
+    code: str
+    pattern: re.Pattern[str]
+    root_cause: str
+    fix: str
+    fix_type: str
+
+    def rule(self) -> str:
+        return f"{self.id} ({self.code}): {self.root_cause} Fix: {self.fix}"
+
+
+@functools.cache
+def entries() -> tuple[TaxonomyEntry, ...]:
+    raw = json.loads(resources.files("tier2.learning").joinpath("taxonomy/opengame/protocol.json").read_text())
+    out: list[TaxonomyEntry] = []
+    for e in raw.get("entries", []):
+        sig, fix = e.get("signature", {}), e.get("fix", {})
+        try:
+            pattern = re.compile(str(sig.get("messagePattern", "")), re.I)
+        except re.error:
+            continue
+        out.append(TaxonomyEntry(id=str(e.get("id")), stage=str(sig.get("stage", "")), code=str(sig.get("errorCode")),
+                                 pattern=pattern, root_cause=str(e.get("rootCause", "")),
+                                 fix=str(fix.get("description", "")), fix_type=str(fix.get("type", ""))))
+    return tuple(out)
+
+
+def rule_for(message: str) -> TaxonomyEntry | None:
+    """The first taxonomy entry whose message pattern the message matches."""
+    return next((e for e in entries() if e.pattern.search(message)), None)
