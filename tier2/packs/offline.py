@@ -13,8 +13,8 @@ import re
 import unicodedata
 
 __all__ = ["MIN_TEXT_CONTRAST", "ascii_fold", "brief_tokens", "brief_words", "content_nouns", "contrast",
-           "difficulty", "hash_hue", "hsl", "normalise_brief", "palette_for", "seeded", "singular", "slug",
-           "subtitle_from", "title_from"]
+           "difficulty", "hash_hue", "hsl", "lives_from", "normalise_brief", "palette_for", "seeded", "singular",
+           "slug", "subtitle_from", "title_from"]
 
 _STOP = frozenset(
     "the and for with from that this where which while when then them they their there into your you our are "
@@ -136,6 +136,20 @@ def palette_for(hue: int, rng: random.Random) -> dict[str, str]:
             light += 0.02
         pal[key] = hsl(h, sat, light)
     return pal
+
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                 "ten": 10}
+_LIVES = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:lives|hearts|hit points)\b", re.I)
+
+
+def lives_from(brief: str) -> int | None:
+    """The number of lives the brief asks for ("three lives", "5 hearts"), None when it names none."""
+    m = _LIVES.search(brief)
+    if not m:
+        return None
+    word = m.group(1).lower()
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
 
 
 def difficulty(brief: str) -> str:
