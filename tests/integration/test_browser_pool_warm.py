@@ -54,7 +54,8 @@ async def test_a_standby_page_plays_the_game_like_a_fresh_one(own_pool: BrowserP
     await own_pool.warmed()
     assert own_pool.launches == 1
     trace = await probe_contract_game(own_pool, URL, tmp_path / "out", serve_root=game,
-                                      tables=read_tables(game, pack.manifest.data_tables))
+                                      tables=read_tables(game, pack.default_genre.spec.data_tables),
+                                      genre=pack.default_genre)
     assert (own_pool.pages_opened, own_pool.standby_used) == (1, 1)
     assert trace.booted and trace.renderer == "canvas" and not trace.errors and not trace.timed_out
     assert trace.latch and trace.latch["win"] == "won"
