@@ -43,7 +43,10 @@ async def test_offline_faulty_is_fixed_by_the_library_not_by_the_policy(runtime,
     assert _states(events, "Build")[0] == "error" and _states(events, "RunGame")[0] == "error"  # the policy repaired
     recorded = {(e.gate, e.fixer, e.scope) for e in events if isinstance(e, CaseRecorded)}
     assert {("l1.builds", "restore_last_built", "engine"), ("l1.boots", "restore_data_key", "engine")} <= recorded
-    assert not [e for e in events if isinstance(e, CaseHit)]
+    # an empty library applies and offers nothing (with the memory extra, mem0 may *recall* a near match of a case
+    # this very run recorded a moment earlier: advice only, never a fix)
+    assert not [e for e in events if isinstance(e, CaseHit) and e.action != "recalled"]
+    assert all(e.fixed is None and e.replaced_model_calls == 0 for e in events if isinstance(e, CaseHit))
 
     second = await execute_run(runtime, RunRequest(brief="a blacksmith shop: forge swords from iron and sell them",
                                                    out_dir=tmp_path / "b", model="offline-faulty-norepair"))
