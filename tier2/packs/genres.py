@@ -2,13 +2,15 @@
 
 The pack owns every genre fact (brief words, tables, behaviours, what its play must show, how to win and lose it);
 core reads them here and nowhere else. The genre's Python (``builder.py``, ``probe.py``, ``checks.py``) is pack
-code shipped with tier2 — trusted like core — loaded by file path, once per process. A project's files are never
+code shipped with tier2 — trusted like core — imported once per process as the package
+``tier2_packs.<pack>_<dir hash>.<genre>`` (its modules import each other relatively). A project's files are never
 loaded as code or configuration.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import hashlib
+import importlib
 import inspect
 import json
 import re
@@ -98,21 +100,25 @@ class Genre:
     def schemas(self) -> dict[str, dict[str, Any]]:
         return {t: self.schema(t) for t in self.spec.data_tables}
 
+    @property
+    def package(self) -> str:
+        """The import package of the genre's Python: its modules import each other with relative imports
+        (``from . import checks``), as in any Python package. Named after the directory too: two copies of a pack
+        (a test's edited copy) never share modules."""
+        where = hashlib.sha256(str(self.root.resolve()).encode()).hexdigest()[:10]
+        return f"tier2_packs.{self.pack_id}_{where}.{self.id}"
+
     def module(self, name: Literal["builder", "probe", "checks"]) -> ModuleType | None:
-        """The genre's ``<name>.py`` (None when it has none), imported once."""
+        """The genre's ``<name>.py`` (None when it has none), imported once, inside the genre's package."""
         if name in self._modules:
             return self._modules[name]
         path = self.root / f"{name}.py"
         if not path.is_file():
             return None
-        qual = f"tier2_packs.{self.pack_id}.{self.id}.{name}"
-        spec = importlib.util.spec_from_file_location(qual, path)
-        if spec is None or spec.loader is None:
-            raise PackError(f"genre {self.id}: cannot load {path}")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[qual] = mod
+        _ensure_package(self.package, self.root)
+        qual = f"{self.package}.{name}"
         try:
-            spec.loader.exec_module(mod)
+            mod = importlib.import_module(qual)
         except Exception as exc:
             sys.modules.pop(qual, None)
             raise PackError(f"genre {self.id}: {path.name} failed to import: {exc}") from exc
@@ -176,3 +182,17 @@ def load_genres(genres_dir: Path, pack_id: str) -> dict[str, Genre]:
     if not out:
         raise PackError(f"pack {pack_id}: no genre in {genres_dir}")
     return out
+
+
+def _ensure_package(qual: str, root: Path) -> None:
+    """Register ``tier2_packs.<pack>.<genre>`` (and its parents) as packages whose only search path is the genre's
+    directory, so the genre's modules are found by the normal import system and nothing else is."""
+    parts = qual.split(".")
+    for i in range(1, len(parts) + 1):
+        name = ".".join(parts[:i])
+        if name in sys.modules:
+            continue
+        pkg = ModuleType(name)
+        pkg.__path__ = [str(root)] if i == len(parts) else []
+        pkg.__package__ = name
+        sys.modules[name] = pkg

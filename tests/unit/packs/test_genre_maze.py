@@ -28,7 +28,7 @@ def _module(name: Literal["builder", "probe", "checks"]) -> ModuleType:
 
 
 BUILDER, CHECKS, PROBE = _module("builder"), _module("checks"), _module("probe")
-LIB = BUILDER._sibling("mazelib")
+LIB = BUILDER.mazelib
 MOVES: dict[str, Any] = {"start": {}, "up": {}, "down": {}, "left": {}, "right": {}, "abandon": {}}
 
 BRIEFS = [

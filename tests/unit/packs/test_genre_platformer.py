@@ -22,7 +22,7 @@ from tier2.packs import load_pack
 ROOT = Path(__file__).resolve().parents[3]
 GENRE = load_pack(ROOT / "capability_packs", "phaser").genre("platformer")
 CHECKS = GENRE.module("checks")
-ROUTES = CHECKS._sibling("routes") if CHECKS is not None else None
+ROUTES = CHECKS.routes if CHECKS is not None else None
 SIM = ROUTES.sim if ROUTES is not None else None
 
 BRIEFS = [

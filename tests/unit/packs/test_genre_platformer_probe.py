@@ -21,7 +21,7 @@ from tier2.packs import load_pack
 ROOT = Path(__file__).resolve().parents[3]
 GENRE = load_pack(ROOT / "capability_packs", "phaser").genre("platformer")
 PROBE = GENRE.module("probe")
-SIM = PROBE._sibling("sim") if PROBE is not None else None
+SIM = PROBE.routes.sim if PROBE is not None else None
 ACTIONS = {name: {"keys": ["x"]} for name in ("left", "right", "jump", "start", "abandon")}
 PHYS = {"steps_per_second": 60, "gravity": 1800, "run_speed": 240, "jump_velocity": 660, "max_fall_speed": 900,
         "coyote_ms": 90, "jump_buffer_ms": 110, "respawn_ms": 600, "air_jumps": 0, "player": {"w": 24, "h": 36}}

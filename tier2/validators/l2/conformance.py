@@ -51,6 +51,34 @@ def _changed(before: dict[str, Any] | None, after: dict[str, Any] | None, idle: 
     return [k for k in after if after.get(k) != before.get(k) and k not in drift and "ms" not in k.lower()]
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _label_shown(text: str, trace: PlayTrace | None, sources: dict[str, str]) -> tuple[bool, str, dict[str, Any]]:
+    """A UI label is verified on screen: some text object drawn on a screen the play visited holds it (the
+    display-list snapshots of `tier2.validators.legibility`). Being in the sources only is not being shown."""
+    where = [name for name, body in sources.items() if text in body]
+    found = f"; it is in {', '.join(where[:3])}" if where else "; it is not in src/ or data/ either"
+    if trace is None or not trace.booted:
+        return False, f"the game did not boot, so “{text}” could not be seen{found}", {"files": where[:5]}
+    snaps = [s for s in trace.legibility if isinstance(s.get("texts"), list)]
+    if not snaps:
+        return False, f"no screen's texts could be read, so “{text}” could not be seen{found}", {"files": where[:5]}
+    want = _norm(text)
+    for snap in snaps:
+        for item in snap["texts"]:
+            drawn = item.get("text") if isinstance(item, dict) else None
+            alpha = item.get("alpha_peak", item.get("alpha", 1)) if isinstance(item, dict) else 0
+            if isinstance(drawn, str) and want in _norm(drawn) and not (isinstance(alpha, int | float) and alpha <= 0):
+                scene = item.get("scene") or "?"
+                return True, f"“{text}” drawn on screen {snap.get('screen')} (scene {scene})", {
+                    "screen": snap.get("screen"), "scene": scene, "files": where[:5]}
+    screens = ", ".join(str(s.get("screen")) for s in snaps[:6])
+    return False, f"“{text}” is drawn on none of the screens the play visited ({screens}){found}", {
+        "screens": [s.get("screen") for s in snaps], "files": where[:5]}
+
+
 def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any], sources: dict[str, str],
            gates: dict[str, ValidationResult]) -> tuple[bool, str, dict[str, Any]]:
     kind = pred.get("kind")
@@ -64,10 +92,7 @@ def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any]
             return False, f"{pred['gate']} did not run on this build", {}
         return g.passed, f"{pred['gate']} {'passed' if g.passed else 'failed'}: {g.summary[:200]}", {"gate": g.id}
     if kind == "ui_label":
-        text = pred["text"]
-        where = [name for name, body in sources.items() if text in body]
-        return bool(where), (f"label “{text}” is in {', '.join(where[:3])}" if where
-                             else f"no UI text “{text}” in src/ or data/"), {"files": where[:5]}
+        return _label_shown(pred["text"], trace, sources)
     if trace is None or not trace.booted:
         return False, "the game did not boot, so this could not be observed", {}
     states = _states(trace)

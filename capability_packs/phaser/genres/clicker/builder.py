@@ -10,13 +10,10 @@ easy ≈ 50 %, normal ≈ 60 %, hard ≈ 72 % — while idling never does.
 from __future__ import annotations
 
 import colorsys
-import importlib.util
 import math
 import re
-import sys
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import yaml
@@ -33,6 +30,8 @@ from tier2.packs.offline import (
     slug,
     subtitle_from,
 )
+
+from . import checks, probe
 
 __all__ = ["TABLE_NAMES", "brief_target", "build_tables", "contrast", "legible_palette", "load_lexicon", "nice",
            "nice_floor"]
@@ -56,18 +55,6 @@ _PLAN = {  # difficulty → (upgrade count range, time limit range s, goal at th
 def load_lexicon() -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8"))
     return data
-
-
-def _sibling(name: str) -> ModuleType:
-    qual = f"{__name__}__{name}"
-    if qual in sys.modules:
-        return sys.modules[qual]
-    spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name(f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[qual] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def nice(x: float) -> int:
@@ -149,7 +136,6 @@ def _upgrades(dom: dict[str, Any], count: int, scale: int, growth: tuple[float, 
 
 def _fit_goal(tables: dict[str, Any], share: float) -> int:
     """The largest two-digit goal the human-rate probe player reaches by ``share`` of the time limit."""
-    checks = _sibling("checks")
     eco = tables["economy.json"]
     deadline = share * eco["time_limit_ms"]
 
@@ -211,7 +197,6 @@ def build_tables(brief: str) -> dict[str, Any]:
     level = difficulty(brief)
     counts, limits, share, growth = _PLAN[level]
     scale = rng.choice([1, 1, 2, 5, 10])
-    probe = _sibling("probe")
     upgrades = _upgrades(dom, rng.randint(*counts), scale, growth, rng, probe.PROBE_CLICKS_PER_S)
     cheapest = min(u["cost"] for u in upgrades)
     economy: dict[str, Any] = {

@@ -11,13 +11,11 @@ Idling — never clicking, buying whatever the start money affords — must stay
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from . import probe
 
 __all__ = ["HUMAN_CLICKS_PER_S", "REACH_FRACTION", "SimResult", "check_tables", "simulate"]
 
@@ -26,19 +24,6 @@ REACH_FRACTION = 0.9  # the goal must fall at most this far into the time limit 
 FPS = 60
 MAX_UPGRADES = 9
 MAX_TIME_MS = 600_000  # as the schema: the simulation runs frame by frame
-
-
-def _sibling(name: str) -> ModuleType:
-    """probe.py of this genre folder, loaded by path once (the pack loader does not put the folder on sys.path)."""
-    qual = f"{__name__}__{name}"
-    if qual in sys.modules:
-        return sys.modules[qual]
-    spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name(f"{name}.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[qual] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @dataclass(frozen=True)
@@ -54,7 +39,6 @@ class SimResult:
 
 def simulate(tables: dict[str, Any], clicks_per_s: float, clicking: bool = True) -> SimResult:
     """One play of the tables by a player acting ``clicks_per_s`` times a second (see the module docstring)."""
-    probe = _sibling("probe")
     eco = tables["economy.json"]
     ups = {u["id"]: u for u in tables["upgrades.json"]["upgrades"]}
     limit, goal = float(eco["time_limit_ms"]), float(eco["goal"])

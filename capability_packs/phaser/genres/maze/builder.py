@@ -11,13 +11,10 @@ frame by frame on the game's rules (mazelib.play) at several timings, wins it wi
 from __future__ import annotations
 
 import colorsys
-import importlib.util
 import math
 import random
-import sys
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import yaml
@@ -32,6 +29,8 @@ from tier2.packs.offline import (
     singular,
     subtitle_from,
 )
+
+from . import checks, mazelib, probe
 
 __all__ = ["TABLE_NAMES", "build_tables", "carve", "contrast", "legible_palette", "load_lexicon"]
 
@@ -59,17 +58,6 @@ MAX_ACTIONS_PER_MAZE = 180  # genre.yaml allows the probe 700 actions; 3 mazes s
 def load_lexicon() -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8"))
     return data
-
-
-def _sibling(name: str) -> ModuleType:
-    qual = f"{__name__}__{name}"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[qual] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[qual]
 
 
 def contrast(a: str, b: str) -> float:
@@ -146,7 +134,7 @@ def _runs(grid: list[list[str]], start: Cell, length: int) -> list[list[list[int
 
 def _maze(rng: random.Random, size: tuple[int, int], plan: dict[str, Any], name: str, step_ms: int,
           pace_ms: int) -> dict[str, Any]:
-    lib, checks = _sibling("mazelib"), _sibling("checks")
+    lib = mazelib
     w, h = size
     grid = carve(w, h, rng, braid=rng.uniform(0.25, 0.5))
     sy = rng.choice(range(1, h - 1, 2))
@@ -203,7 +191,7 @@ def _spread(spots: list[Cell], k: int, taken: list[Cell], preferred: int) -> lis
 
 
 def _distances(grid: Any, src: Cell) -> dict[Cell, int]:
-    lib = _sibling("mazelib")
+    lib = mazelib
     dist, frontier = {src: 0}, [src]
     while frontier:
         nxt = []
@@ -218,7 +206,7 @@ def _distances(grid: Any, src: Cell) -> dict[Cell, int]:
 
 def _probe_wins(tables: dict[str, Any], timings: tuple[tuple[int, int], ...] = PROBE_TIMINGS) -> bool:
     """The genre probe wins the tables without losing a life, within MAX_ACTIONS_PER_MAZE a maze, at every timing."""
-    lib, probe = _sibling("mazelib"), _sibling("probe")
+    lib = mazelib
     bound = MAX_ACTIONS_PER_MAZE * len(tables["mazes.json"]["mazes"])
     for frames, lead in timings:
         res = lib.play(tables, lambda st: probe.plan_win(st, tables), frames, lead, bound)
@@ -277,7 +265,7 @@ def build_tables(brief: str) -> dict[str, Any]:
         for _ in range(12):
             maze = _maze(rng, size, plan, places[i], step_ms, checks_pace())
             single = {"mazes.json": {"mazes": [maze]}, "rules.json": rules}
-            if all(r["passed"] for r in _sibling("checks").check_tables(single)) and _probe_wins(single):
+            if all(r["passed"] for r in checks.check_tables(single)) and _probe_wins(single):
                 break
         mazes.append(maze)
     hue = dom["hue"] if dom["hue"] is not None else hash_hue(brief)
@@ -298,4 +286,4 @@ def build_tables(brief: str) -> dict[str, Any]:
 
 def checks_pace() -> int:
     """The human pace the time limits are set from (checks.HUMAN_MS_PER_MOVE)."""
-    return int(_sibling("checks").HUMAN_MS_PER_MOVE)
+    return int(checks.HUMAN_MS_PER_MOVE)

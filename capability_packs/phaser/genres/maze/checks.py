@@ -10,12 +10,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from . import mazelib
 
 __all__ = ["HUMAN_MS_PER_MOVE", "TOUR_SHARE", "check_tables", "shape_problems", "tour_moves"]
 
@@ -24,17 +22,6 @@ TOUR_SHARE = 0.75
 SAFE_START = 3  # Manhattan distance every enemy keeps from the start
 MAX_W, MAX_H, MAX_MAZES, MAX_PATH = 31, 19, 3, 40  # as the schema
 _ROW = re.compile(r"^[#.PEGX]+$")
-
-
-def _lib() -> ModuleType:
-    qual = f"{__name__}__mazelib"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name("mazelib.py"))
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[qual] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[qual]
 
 
 def _name(i: int, maze: Any) -> str:
@@ -69,7 +56,7 @@ def shape_problems(tables: dict[str, Any]) -> list[str]:
 
 def tour_moves(grid: Any) -> int | None:
     """Moves of the greedy tour: nearest gem first, then the exit (None if something is unreachable)."""
-    lib = _lib()
+    lib = mazelib
     here, left, total = grid.start, set(grid.gems), 0
     while True:
         goals = left or {grid.exit}
@@ -84,7 +71,7 @@ def tour_moves(grid: Any) -> int | None:
 
 
 def _solvable(mazes: list[dict[str, Any]]) -> dict[str, Any]:
-    lib = _lib()
+    lib = mazelib
     findings: list[str] = []
     for i, m in enumerate(mazes):
         grid = lib.parse(m["rows"])
@@ -100,7 +87,7 @@ def _solvable(mazes: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _fair(mazes: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
-    lib = _lib()
+    lib = mazelib
     findings: list[str] = []
     step = rules.get("enemy_step_ms") if isinstance(rules, dict) else None
     if not isinstance(step, int | float) or isinstance(step, bool) or step <= 0:

@@ -6,27 +6,14 @@ Reads only the state snapshot, the action vocabulary and the tables (see the pac
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from . import mazelib
 
 __all__ = ["SHORT_WAIT", "lose_action", "plan_win", "win_action"]
 
 SHORT_WAIT = 12  # frames to wait for an enemy to move on
 LONG_WAIT = 60  # frames to wait when there is nothing better to do (the lose play with no hazard)
-
-
-def _lib() -> ModuleType:
-    qual = f"{__name__}__mazelib"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name("mazelib.py"))
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[qual] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[qual]
 
 
 def _cell(d: Any) -> tuple[int, int] | None:
@@ -49,7 +36,7 @@ def _maze(state: dict[str, Any], tables: dict[str, Any]) -> dict[str, Any] | Non
 
 def _danger(state: dict[str, Any], maze: dict[str, Any], near: int) -> set[tuple[int, int]]:
     """Cells an enemy is on or reaches within ``near`` steps of its patrol, and the cells next to it."""
-    lib = _lib()
+    lib = mazelib
     out: set[tuple[int, int]] = set()
     raw_enemies = maze.get("enemies")
     enemies: list[Any] = raw_enemies if isinstance(raw_enemies, list) else []
@@ -72,12 +59,12 @@ def _danger(state: dict[str, Any], maze: dict[str, Any], near: int) -> set[tuple
 
 def _step(src: tuple[int, int], dst: tuple[int, int]) -> str:
     d = (dst[0] - src[0], dst[1] - src[1])
-    return str(next(name for name, v in _lib().DIRS.items() if v == d))
+    return str(next(name for name, v in mazelib.DIRS.items() if v == d))
 
 
 def plan_win(state: dict[str, Any], tables: dict[str, Any]) -> str | tuple[str, int] | None:
     """The next move (or a short wait) of the win play; None when the state makes no sense for these tables."""
-    lib = _lib()
+    lib = mazelib
     maze, me = _maze(state, tables), _cell(state.get("player"))
     if maze is None or me is None:
         return None
@@ -110,7 +97,7 @@ def win_action(state: dict[str, Any], actions: dict[str, Any], tables: dict[str,
 
 def lose_action(state: dict[str, Any], actions: dict[str, Any], tables: dict[str, Any]) -> str | tuple[str, int]:
     """Walk into the nearest hazard (never through the open exit); with none reachable, wait for the clock."""
-    lib = _lib()
+    lib = mazelib
     maze, me = _maze(state, tables), _cell(state.get("player"))
     if maze is None or me is None:
         return ("wait", LONG_WAIT)

@@ -10,10 +10,8 @@ kept only when `checks.check_tables` passes on it, so the tables are solvable by
 from __future__ import annotations
 
 import colorsys
-import importlib.util
 import math
 import random
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,19 +30,7 @@ from tier2.packs.offline import (
     subtitle_from,
 )
 
-
-def _sibling(name: str) -> Any:
-    """A module of this genre folder (not a package): loaded by path once, shared with probe and checks."""
-    qual = f"{__name__.rpartition('.')[0] or 'platformer_genre'}.{name}"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name(f"{name}.py"))
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {name}.py next to {__file__}")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[qual] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[qual]
-
+from . import checks, routes
 
 __all__ = ["TABLE_NAMES", "build_tables", "load_lexicon"]
 
@@ -183,7 +169,6 @@ class _Layout:
 
 
 def _levels(rng: random.Random, diff: str, phys: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    routes, checks = _sibling("routes"), _sibling("checks")
     d = _DIFF[diff]
     n = rng.randint(*d["levels"])
     rules = {"lives": d["lives"], "coin_score": rng.choice((5, 10, 10, 25, 50)),

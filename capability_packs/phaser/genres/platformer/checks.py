@@ -9,28 +9,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
+
+from . import routes
 
 __all__ = ["check_tables"]
 
 TIME_MARGIN = 1.5  # the time limit must cover this many times the straight run from start to exit ...
 TIME_SLACK_MS = 5000  # ... plus this
-
-
-def _sibling(name: str) -> Any:
-    """A module of this genre folder (not a package): loaded by path once, shared with probe and builder."""
-    qual = f"{__name__.rpartition('.')[0] or 'platformer_genre'}.{name}"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name(f"{name}.py"))
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {name}.py next to {__file__}")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[qual] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[qual]
 
 
 def _result(cid: str, findings: list[str], ok: str) -> dict[str, Any]:
@@ -68,7 +54,6 @@ def _coin_problems(g: Any, reached: set[int], lv: Any, ph: Any, radius: float, n
 
 def check_tables(tables: dict[str, Any]) -> list[dict[str, Any]]:
     """``[{id, passed, summary, findings}]`` for the level tables (see the module doc)."""
-    routes = _sibling("routes")
     sim = routes.sim
     levels, physics = tables.get("levels.json"), tables.get("physics.json")
     try:

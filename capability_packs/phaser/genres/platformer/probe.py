@@ -10,11 +10,10 @@ to the exit, so a frame more or less in how the validator holds a key never dera
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from typing import Any
+
+from . import routes
 
 __all__ = ["lose_action", "win_action"]
 
@@ -26,22 +25,8 @@ AIR_STEPS = 240  # how far ahead a flight is simulated
 DEATH_STEPS = 900  # how far ahead the lose play looks for a death
 
 
-def _sibling(name: str) -> Any:
-    """A module of this genre folder (not a package): loaded by path once, shared with checks and builder."""
-    qual = f"{__name__.rpartition('.')[0] or 'platformer_genre'}.{name}"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name(f"{name}.py"))
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {name}.py next to {__file__}")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[qual] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[qual]
-
-
 def _world(state: dict[str, Any], tables: dict[str, Any]) -> tuple[Any, Any, Any, Any] | None:
     """(routes, graph, physics, body) for the level the state is in; None when the state makes no sense."""
-    routes = _sibling("routes")
     sim = routes.sim
     levels, physics = tables.get("levels.json"), tables.get("physics.json")
     try:

@@ -10,16 +10,14 @@ interval arithmetic, then one take-off point is replayed through the full simula
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import deque
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-__all__ = ["Edge", "Graph", "HOLDS", "graph", "jump_inputs", "load_sibling", "sim"]
+from . import sim
+
+__all__ = ["Edge", "Graph", "HOLDS", "graph", "jump_inputs", "sim"]
 
 HOLDS: tuple[int | None, ...] = (None, 20, 12, 6)  # run steps after the jump press (None: until landing)
 DELAYS = (1, 2)  # frames the jump key is held before the run key: a plan must work for each
@@ -30,21 +28,6 @@ _TOL = 1e-3
 _DROP = 3000.0  # px: flights are followed this far down
 
 
-def load_sibling(name: str) -> ModuleType:
-    """A module next to this file, loaded by path once (the genre folder is not a package)."""
-    qual = f"{__name__.rpartition('.')[0] or 'platformer_genre'}.{name}"
-    if qual in sys.modules:
-        return sys.modules[qual]
-    spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name(f"{name}.py"))
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {name}.py next to {__file__}")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[qual] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-sim = load_sibling("sim")
 
 
 def jump_inputs(d: int, delay: int, hold: int | None, n: int) -> list[tuple[bool, bool, bool]]:

@@ -10,8 +10,6 @@ within the probe's action budget — so the validator's win play reaches it and 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,8 @@ from tier2.packs.offline import (
     slug,
     subtitle_from,
 )
+
+from . import probe
 
 __all__ = ["DIFFICULTY", "TABLE_NAMES", "WIN_ACTION_BUDGET", "build_tables", "load_lexicon", "pick_set"]
 
@@ -53,18 +53,6 @@ _SKIP = frozenset({"puzzle", "puzzles", "match", "matching", "swap", "swapping",
 def load_lexicon() -> dict[str, Any]:
     """The tile sets (parsed once per process)."""
     return dict(yaml.safe_load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8")))
-
-
-def _probe() -> Any:
-    """``probe.py`` beside this file (genres are loaded by file path, not as a package)."""
-    qual = f"{__name__.rpartition('.')[0] or 'tier2_genre_puzzle'}.probe"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name("probe.py"))
-        if spec is None or spec.loader is None:
-            raise ImportError("cannot load probe.py")
-        sys.modules[qual] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[qual])
-    return sys.modules[qual]
 
 
 def pick_set(brief: str) -> str:
@@ -113,7 +101,7 @@ def _target(tables: dict[str, Any], factor: float) -> int:
     """A fraction of what the reference play scores with every move, capped by its score within the action
     budget, rounded down to whole tiles' worth of points (at least one line)."""
     ppt = int(tables["goals.json"]["points_per_tile"])
-    play = _probe().reference_play(tables, target=10**9)
+    play = probe.reference_play(tables, target=10**9)
     scores = play["score_at_action"] or [0]
     cap = int(scores[min(WIN_ACTION_BUDGET, len(scores)) - 1])
     target = min(int(play["score"] * factor), cap)

@@ -14,26 +14,9 @@ the game (``rules.py`` ports board.js):
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
-
-def _load(name: str) -> Any:
-    """``<name>.py`` beside this file (genres are loaded by file path, not as a package)."""
-    qual = f"{__name__.rpartition('.')[0] or 'tier2_genre_puzzle'}.{name}"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name(f"{name}.py"))
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {name}.py")
-        sys.modules[qual] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[qual])
-    return sys.modules[qual]
-
-
-rules = _load("rules")
-probe = _load("probe")
+from . import probe, rules
 
 __all__ = ["MIN_LINE", "check_tables"]
 

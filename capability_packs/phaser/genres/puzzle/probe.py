@@ -7,27 +7,13 @@ and the tables (see the pack's docs/genre-kit.md). Deterministic: the same snaps
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
+
+from . import rules
 
 __all__ = ["ACTIONS", "lose_action", "next_step", "reference_play", "win_action"]
 
 
-def _load_rules() -> Any:
-    """``rules.py`` beside this file (genres are loaded by file path, not as a package)."""
-    qual = f"{__name__.rpartition('.')[0] or 'tier2_genre_puzzle'}.rules"
-    if qual not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qual, Path(__file__).with_name("rules.py"))
-        if spec is None or spec.loader is None:
-            raise ImportError("cannot load rules.py")
-        sys.modules[qual] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[qual])
-    return sys.modules[qual]
-
-
-rules = _load_rules()
 _MOVES = (("left", -1, 0), ("right", 1, 0), ("up", 0, -1), ("down", 0, 1))
 #: the template's action names (state.js ACTIONS) the probe uses
 ACTIONS = ("up", "down", "left", "right", "rotate", "swap")

@@ -9,10 +9,8 @@ type at a time; the numbers stay inside the bounds that ``checks.py`` proves bea
 from __future__ import annotations
 
 import colorsys
-import importlib.util
 import math
 import random
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -34,6 +32,8 @@ from tier2.packs.offline import (
     subtitle_from,
     title_from,
 )
+
+from . import checks
 
 __all__ = ["PROFILES", "TABLE_NAMES", "build_tables", "detect_domain", "load_lexicon"]
 
@@ -76,18 +76,6 @@ def _readable(colour: str, backgrounds: list[str]) -> str:
         light = min(1.0, light + 0.02)
         out = "#" + "".join(f"{round(c * 255):02x}" for c in colorsys.hls_to_rgb(h, light, sat))
     return out
-
-
-@cache
-def _checks() -> Any:
-    """The sibling checks.py (the genre's Python is loaded by file path, so no package import)."""
-    name = f"{__name__}__checks"
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("checks.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @cache
@@ -212,6 +200,6 @@ def build_tables(brief: str) -> dict[str, Any]:
     tables = {"theme.json": theme, "player.json": player, "enemies.json": {"enemies": enemies}, "waves.json": waves}
     # space the spawns of any wave a lone gunner could not keep up with (checks.py's model, the same numbers)
     for i, wave in enumerate(wave_list):
-        while _checks().wave_overrun(tables, i)[0] > 0 and wave["spawn_ms"] < _MAX_SPAWN_MS:
+        while checks.wave_overrun(tables, i)[0] > 0 and wave["spawn_ms"] < _MAX_SPAWN_MS:
             wave["spawn_ms"] += 20
     return tables
