@@ -45,9 +45,9 @@ from tier2.settings.loader import Settings, load_security  # noqa: E402
 from tier2.store.embedded import redis_url  # noqa: E402
 from tier2.store.keys import Keys  # noqa: E402
 from tier2.testing import ScriptedChatModel, tool_results  # noqa: E402
-from tier2.testing.mutants import CONTRACT_MUTANTS  # noqa: E402
 from tier2.tools import ToolResults  # noqa: E402
 from tier2.validators import ValidationRunner  # noqa: E402
+from tier2.validators.mutants import CONTRACT_MUTANTS  # noqa: E402
 
 BRIEFS = ["a potion shop tycoon where I brew potions from herbs and sell them to adventurers",
           "a blacksmith shop: forge swords from iron and sell them to knights",

@@ -32,8 +32,8 @@ from tier2.browser import BrowserPool, find_chromium  # noqa: E402
 from tier2.packs import load_pack  # noqa: E402
 from tier2.settings.loader import PolicyStore, load_security  # noqa: E402
 from tier2.testing.corpus import RealGame, real_game_corpus  # noqa: E402
-from tier2.testing.mutants import GENERIC_MUTANTS, SITE_MUTANTS, Mutant, MutationError  # noqa: E402
 from tier2.validators import ValidationRunner  # noqa: E402
+from tier2.validators.mutants import GENERIC_MUTANTS, SITE_MUTANTS, Mutant, MutationError  # noqa: E402
 
 #: games with a genuine upstream defect: expected to FAIL with this gate (and not mutated)
 KNOWN_DEFECTS = {"memory-card-game": "l1.no_errors", "memory-card-game.dist": "l1.no_errors"}

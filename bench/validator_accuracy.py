@@ -4,7 +4,7 @@ Usage: .venv/bin/python bench/validator_accuracy.py [--json] [--only DEFECT[,DEF
 
 Positives: the three MIT demos of npm @phaserjs/create-game@1.3.2 (bundled against phaser@3.90.0, generic
 mode) and tier2 games (the pack template plus offline-generated tables for several briefs, contract mode).
-Negatives: `tier2.testing.mutants` operators applied to the template (contract) and to the demos (generic).
+Negatives: `tier2.validators.mutants` operators applied to the template (contract) and to the demos (generic).
 Prints a per-class confusion table: caught / caught by the intended gate / missed.
 """
 
@@ -27,8 +27,8 @@ from tier2.browser import BrowserPool, find_chromium  # noqa: E402
 from tier2.packs import load_pack  # noqa: E402
 from tier2.settings.loader import PolicyStore, load_security  # noqa: E402
 from tier2.testing.corpus import fetch_create_game_demos  # noqa: E402
-from tier2.testing.mutants import CONTRACT_MUTANTS, GENERIC_MUTANTS, MutationError  # noqa: E402
 from tier2.validators import ValidationRunner  # noqa: E402
+from tier2.validators.mutants import CONTRACT_MUTANTS, GENERIC_MUTANTS, MutationError  # noqa: E402
 
 GENERATED_BRIEFS = [
     "a potion shop tycoon where I brew potions from herbs and sell them to adventurers",

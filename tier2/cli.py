@@ -220,7 +220,7 @@ def cmd_packs(args: argparse.Namespace) -> int:
 def cmd_cases(args: argparse.Namespace) -> int:
     """``tier2 cases seed|list|clear``: the debug case library (docs/learning.md)."""
     from tier2.runs.cases import cases_command
-    from tier2.testing.mutants import CONTRACT_MUTANTS  # the validator's mutation catalogue: pure operators
+    from tier2.validators.mutants import CONTRACT_MUTANTS  # the validator's mutation catalogue: pure operators
 
     return cases_command(Settings(), args, [(m.defect, m.apply) for m in CONTRACT_MUTANTS])
 

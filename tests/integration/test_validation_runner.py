@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tier2.settings.loader import Policy
-from tier2.testing.mutants import CONTRACT_MUTANTS
 from tier2.validators import ValidationRunner
+from tier2.validators.mutants import CONTRACT_MUTANTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -62,7 +62,7 @@ async def test_a_contract_1_game_still_validates_played_as_the_default_genre(poo
     assert any(p["label"].startswith("buy_") for p in probed)  # the v1 controls became actions
 
 
-# Defects beyond the shared operator catalogue (tier2.testing.mutants): blocking dialogs and network calls.
+# Defects beyond the shared operator catalogue (tier2.validators.mutants): blocking dialogs and network calls.
 EXTRA_MUTANTS = {
     "alert_dialog": (lambda p: _append(p / "src/main.js", "window.alert('hello from the game');"), {"l1.no_errors"}),
     "network_fetch": (lambda p: _append(p / "src/main.js", "fetch('https://example.invalid/track.gif');"),

@@ -7,7 +7,7 @@ class, validate again; when the failing gate passes, the case is recorded with t
 make it pass, the defect's known repair (restoring the template's files) is applied and validated, and the case is
 recorded as advice (the diff, no fixer). Cases go to the ``engine`` scope (a template copy holds no tenant content).
 
-Defects: the validator's mutation catalogue (passed in by the caller: `tier2.testing.mutants`) and the defect
+Defects: the validator's mutation catalogue (passed in by the caller: `tier2.validators.mutants`) and the defect
 taxonomy's classes that have a deterministic operator here (`TAXONOMY_DEFECTS`).
 """
 
