@@ -2,7 +2,8 @@
 
 The operation id is derived from what the call does, not from the model's call id (a real model names its calls
 differently on every retry): tool name + canonical arguments + how many identical calls came before in the
-conversation. Read-only and re-runnable tools (Read, Glob, Build, RunGame...) pass through and simply run again.
+conversation. Read-only and re-runnable tools (Read, Glob, Build, RunGame...) pass through and simply run again — but only while
+the attempt's fence is current (a worker that lost its lease starts no tool at all).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class OperationsMiddleware(MiddlewareBase):
                         ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         call = acting_kwargs(input_kwargs)["tool_call"]
         if call.name not in self.tools:
+            await self.store.check(self.fence)  # re-runnable tools write too (dist/, reports): only when current
             async for chunk in next_handler(**input_kwargs):
                 yield chunk
             return

@@ -56,6 +56,16 @@ class OperationStore:
         self._begin = client.register_script(_BEGIN)
         self._commit = client.register_script(_COMMIT)
 
+    async def check(self, fence: Fence | None) -> None:
+        """`StaleLease` unless ``fence`` is still the run's current attempt (a frozen worker that wakes up after a
+        takeover must not start a tool that writes the project: a build, a validation's reports)."""
+        if fence is None:
+            return
+        current = await self.r.get(self.keys.run_fence(self.run_id))
+        if current is not None and (current.decode() if isinstance(current, bytes) else str(current)) != str(
+                fence.token):
+            raise StaleLease(f"run {self.run_id}: tool refused, attempt {fence.token} is no longer current")
+
     async def lookup(self, op_id: str) -> OperationResult | None:
         raw = await self.r.hget(self.keys.run_ops(self.run_id), op_id)
         return json.loads(raw) if raw else None

@@ -160,3 +160,37 @@ async def test_operation_counts_tell_an_interrupted_execution_from_a_repeated_on
     third = await leases.acquire("r-1", "w3", ttl_ms=5000)          # a buggy attempt that repeats a done effect
     await ops.commit("Write:a:0", {"text": "again", "state": "success"}, third.fence)
     assert await ops.applied() == {"Write:a:0": 2}                  # shows up as a duplicate
+
+
+async def test_a_superseded_attempt_may_start_no_tool_at_all(store: RunStore) -> None:
+    """Re-runnable tools (Build, RunGame) write the project too: a frozen worker woken after a takeover starts
+    none, while the current attempt's (and an unfenced run's) tools go ahead."""
+    from types import SimpleNamespace
+
+    from agentscope.message import TextBlock, ToolCallBlock, ToolResultState
+    from agentscope.tool import ToolResponse
+
+    from tier2.middleware.operations import OperationsMiddleware
+
+    leases, ops = LeaseStore(store.r, store.keys), OperationStore(store.r, store.keys, "r-1")
+    first = await leases.acquire("r-1", "w1", ttl_ms=50)
+    ran: list[str] = []
+
+    async def tool(**_: object):  # type: ignore[no-untyped-def]
+        ran.append("Build")
+        yield ToolResponse(content=[TextBlock(text="BUILD OK")], state=ToolResultState.SUCCESS, id="c1")
+
+    async def call(fence: object) -> list[object]:
+        layer = OperationsMiddleware(ops, fence, frozenset({"Write"}))  # type: ignore[arg-type]
+        kwargs = {"tool_call": ToolCallBlock(id="c1", name="Build", input="{}")}
+        return [c async for c in layer.on_acting(SimpleNamespace(), kwargs, tool)]
+
+    assert len(await call(first.fence)) == 1 and ran == ["Build"]
+    await lease_expired(store, "r-1")
+    second = await leases.acquire("r-1", "w2", ttl_ms=5000)
+    with pytest.raises(StaleLease, match="no longer current"):
+        await call(first.fence)
+    assert ran == ["Build"]                                          # the stale attempt's build never started
+    await call(second.fence)
+    await call(None)
+    assert ran == ["Build", "Build", "Build"]
