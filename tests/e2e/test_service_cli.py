@@ -84,6 +84,20 @@ def test_submit_follows_the_run_to_its_delivery(cluster: LocalCluster) -> None:
     past = cli(cluster, "runs", "events", run_id, "--json", "--after", str(len(frames)))  # nothing left to follow
     assert past.returncode == 0 and past.stdout == "", past.stderr              # the run itself says: delivered
 
+    traj = cli(cluster, "runs", "trajectory", run_id)                         # totals per agent of the run
+    assert traj.returncode == 0, traj.stderr
+    assert traj.stdout.startswith(f"run {run_id}: ") and "AGENT " in traj.stdout and "\nwriter " in traj.stdout
+    whole = json.loads(cli(cluster, "runs", "trajectory", run_id, "--json").stdout)
+    writer = whole["agents"]["writer"]
+    models = [c for c in whole["calls"] if c["kind"] == "model" and c["agent"] == "writer"]
+    assert writer["model_calls"] == len(models) == whole["summary"]["model_calls"] - sum(
+        t["model_calls"] for a, t in whole["agents"].items() if a != "writer") and writer["model_calls"] > 0
+    assert writer["tool_calls"] == sum(c["kind"] == "tool" and c["agent"] == "writer" for c in whole["calls"]) > 0
+    assert len(whole["calls"]) == whole["total"]
+    listed_calls = cli(cluster, "runs", "trajectory", run_id, "--kind", "tool", "--calls")
+    assert "RunGame(" in listed_calls.stdout and " model " not in listed_calls.stdout
+    assert cli(cluster, "runs", "trajectory", "r-nope").returncode != 0
+
     listed = json.loads(cli(cluster, "runs", "list", "--json").stdout)
     assert run_id in [r["run_id"] for r in listed["runs"]]
     table = cli(cluster, "runs", "list", "--status", "delivered")

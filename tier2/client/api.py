@@ -108,6 +108,11 @@ class ServiceClient:
     def delivery(self, run_id: str) -> dict[str, Any]:
         return dict(self._call("GET", f"/v1/runs/{_segment(run_id)}/delivery"))
 
+    def trajectory(self, run_id: str, kind: str | None = None, offset: int = 0, limit: int = 500) -> dict[str, Any]:
+        params: list[tuple[str, str | int]] = [("offset", offset), ("limit", limit)]
+        params += [("kind", kind)] if kind else []
+        return dict(self._call("GET", f"/v1/runs/{_segment(run_id)}/trajectory", params=params))
+
     def submit(self, body: dict[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
         return dict(self._call("POST", "/v1/runs", json=body, headers=headers))

@@ -19,6 +19,7 @@ from typing import Any
 from tier2.client.api import DEFAULT_URL, ServiceClient
 from tier2.client.args import budget_options, non_negative, positive, positive_seconds, read_brief, usd
 from tier2.client.display import ProgressDisplay
+from tier2.client.trajectory import cmd_trajectory
 from tier2.errors import BadInput
 
 __all__ = ["add_service_commands"]
@@ -297,3 +298,9 @@ def add_service_commands(sub: Any) -> None:
     ev.add_argument("--after", type=non_negative, default=0, metavar="ID", help="start after this event id")
     _service_args(ev, "one JSON object per event and line: {id, event, data}")
     ev.set_defaults(fn=cmd_events)
+    tr = rs.add_parser("trajectory", help="every model, tool and case-library call of a run, with totals per agent")
+    tr.add_argument("run_id")
+    tr.add_argument("--kind", choices=["model", "tool", "case"], help="only calls of this kind")
+    tr.add_argument("--calls", action="store_true", help="list every call, not only the totals")
+    _service_args(tr, "the whole trajectory as JSON, with per-agent totals under \"agents\"")
+    tr.set_defaults(fn=cmd_trajectory)

@@ -2,8 +2,8 @@
 
 The operation id is derived from what the call does, not from the model's call id (a real model names its calls
 differently on every retry): tool name + canonical arguments + how many identical calls came before in the
-conversation. Read-only and re-runnable tools (Read, Glob, Build, RunGame...) pass through and simply run again — but only while
-the attempt's fence is current (a worker that lost its lease starts no tool at all).
+conversation. Read-only and re-runnable tools (Read, Glob, Build, RunGame...) pass through and simply run again —
+but only while the attempt's fence is current (a worker that lost its lease starts no tool at all).
 """
 
 from __future__ import annotations
