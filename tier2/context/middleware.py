@@ -30,7 +30,7 @@ from agentscope.tool import ToolResponse
 
 from tier2.context.split import Unit, choose_cut, flatten, rebuild
 from tier2.context.summary import Facts, Pins, fold, render
-from tier2.context.truncate import truncate_output
+from tier2.context.truncate import FILE_CONTENT_TOOLS, truncate_output, truncate_read
 from tier2.events import ContextCompressed, Tier2Event
 from tier2.settings.context import CONTEXT_STATE_KEY, AgentContextPolicy
 from tier2.store.checkpoints import block_ref
@@ -123,15 +123,15 @@ class ContextMiddleware(MiddlewareBase):
                 if shown not in files:
                     files.append(shown)
         try:
-            cut = truncate_output(final.content, self.policy.tool_output_chars, self.root, call.name)
+            cut = truncate_read(final.content, self.policy.read_output_chars) if call.name in FILE_CONTENT_TOOLS \
+                else truncate_output(final.content, self.policy.tool_output_chars, self.root, call.name)
         except (OSError, ValueError) as exc:  # the artifact could not be written: cut without a reference
             log.warning("context: artifact for %s not written: %s", call.name, exc)
             cut = truncate_output(final.content, self.policy.tool_output_chars, None, call.name)
         if call.name in _CHECKS:
             text = "\n".join(getattr(b, "text", "") for b in final.content if getattr(b, "type", "") == "text")
             st["last_failure"] = "" if state == "success" else " ".join(f"{call.name}: {text}".split())[:600]
-        if cut.content is final.content or (cut.artifact is None and cut.chars <= self.policy.tool_output_chars
-                                            and len(cut.content) == len(final.content)):
+        if not cut.changed:
             return final
         if cut.artifact is not None:
             st["artifacts"] = int(st.get("artifacts", 0)) + 1

@@ -35,6 +35,9 @@ class AgentContextPolicy(BaseModel):
     summary_ratio: float = Field(default=0.15, gt=0.0, lt=1.0)
     #: a tool output longer than this is cut (head + tail) with a marker naming the file that holds all of it
     tool_output_chars: int = Field(default=12_000, ge=500, le=1_000_000)
+    #: a Read (file content, copied by models into edits) is never cut in the middle: its head is kept up to this
+    #: many characters, at a line boundary, with a note on where to continue (``offset``); must fit the verbatim tail
+    read_output_chars: int = Field(default=40_000, ge=1_000, le=4_000_000)
     #: ``extractive``: built from the conversation, no model call (deterministic: a resume rebuilds it exactly)
     summary: Literal["extractive"] = "extractive"
 
@@ -43,6 +46,10 @@ class AgentContextPolicy(BaseModel):
         if self.keep_recent_ratio + self.summary_ratio >= self.trigger_ratio:
             raise ValueError(f"keep_recent_ratio + summary_ratio ({self.keep_recent_ratio} + {self.summary_ratio}) "
                              f"must be below trigger_ratio ({self.trigger_ratio}): a compression has to free room")
+        if self.read_output_chars > self.keep_recent_tokens * 4:
+            raise ValueError(f"read_output_chars ({self.read_output_chars}) must fit the verbatim tail "
+                             f"(keep_recent_ratio * budget_tokens * 4 = {self.keep_recent_tokens * 4} chars): a file "
+                             "just read would otherwise be folded away before the model sees it")
         return self
 
     @property
