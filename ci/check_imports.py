@@ -1,8 +1,8 @@
 """Fail when a tier2 module imports a package from a higher architectural layer (every import, lazy ones too).
 
 Direction: app/cli/client → {service, studio} → runs → assembly → {tools, learning} → {validators, middleware,
-models, context} → {workspace, browser, toolchain, store, sandbox} → {packs, telemetry, design} → {events, settings, prompts}
-→ errors.
+models, context} → {workspace, browser, toolchain, store, sandbox} → {packs, telemetry, design} → {events, settings,
+prompts} → errors.
 Nothing imports ``service`` except the composition root; ``validators`` never imports ``assembly``.
 Relative imports are resolved against the importing file's package first (``from ..runs import x`` inside
 ``tier2/service/`` is ``tier2.runs``).

@@ -206,7 +206,8 @@ async def test_a_300_step_session_stays_under_budget_and_keeps_its_pins(template
     # the last compression's record names the block its coverage ends with; the kept context starts after it
     assert record["covered"]["msg_id"] + "#" + str(record["covered"]["block"]) == compressions[-1].covered_through
     # Grep outputs were cut with a marker naming the full output's artifact; Reads were cut at a line, unmarked
-    results = [b for m in agent.state.context for b in m.get_content_blocks() if getattr(b, "type", "") == "tool_result"]
+    results = [b for m in agent.state.context for b in m.get_content_blocks()
+               if getattr(b, "type", "") == "tool_result"]
     grep = next(b for b in reversed(results) if b.name == "Grep")
     text = _all_text(Msg(name="x", role="assistant", content=[grep]))
     artifact = Path(re.search(r"saved in (\S+\.txt)", text).group(1))  # type: ignore[union-attr]

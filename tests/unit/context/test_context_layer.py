@@ -15,8 +15,8 @@ import redis.asyncio as aioredis
 from agentscope.agent import Agent, ContextConfig, ReActConfig
 from agentscope.message import AssistantMsg, Msg, TextBlock, ToolCallBlock, ToolResultBlock, UserMsg
 from agentscope.middleware import MiddlewareBase
-from agentscope.state import AgentState
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
+from agentscope.state import AgentState
 from agentscope.tool import ToolBase, ToolChunk, Toolkit
 
 from tier2.context import ContextMiddleware, Pins, context_record
