@@ -1,6 +1,7 @@
 """The context layer on the real writer (tools, permissions, onion) with real Redis checkpoints: a 300-step
 scripted session stays under its budget before every model call and keeps its pinned items through every
-compression; a crash at step ~170 resumes from the latest checkpoint into the same context."""
+compression; a crash past step 170, right after a compression that no checkpoint holds yet, resumes from the
+latest checkpoint into the same context (the compression re-done identically)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ class Session:
         self.crash_prompt: list[tuple[str, str]] | None = None
         self.resumed_prompt: list[tuple[str, str]] | None = None
         self.resuming = False
+        self.last_seq = self.crashed_at = self.crash_seq = 0
 
     def provider(self) -> Pins:
         return Pins(goal=self.pins.goal, requirements=dict(self.pins.requirements),
@@ -80,8 +82,10 @@ class Session:
             last = messages[-1]
             if self.resuming:
                 self.resumed_prompt, self.resuming = _prompt(messages), False
-            if self.crash and n == CRASH_AT:
-                self.crash_prompt = _prompt(messages)
+            seq = int(m.group(1)) if (m := _SEQ.search(summary)) else 0
+            fresh, self.last_seq = seq != self.last_seq, seq
+            if self.crash and n >= CRASH_AT and fresh:  # right after a compression, before its checkpoint
+                self.crash_prompt, self.crashed_at, self.crash_seq = _prompt(messages), n, seq
                 raise ConnectionError("scripted crash: the worker died mid-session")
             if n > STEPS or (last.role == "assistant" and (n - 1) % PER_TURN == 0 and n > 1):
                 return [TextBlock(text=f"Round done through step-{n - 1:04d}.")]
@@ -237,6 +241,8 @@ async def test_a_crash_mid_session_resumes_into_the_same_context(template_copy: 
     live = store.saved  # the state the live agent had at its last checkpoint
     assert restored["summary"] == live["summary"] and restored["context"] == live["context"]
     assert context_record(restored) == context_record(live) and context_record(restored)["seq"] >= 1
+    # the crash came after a compression and before any checkpoint held it: the resumed agent must re-do it
+    assert world.crash_seq == context_record(restored)["seq"] + 1
 
     # a resumed worker: a new writer from the checkpoint; its first prompt is the one the crashed call carried
     world.crash, world.resuming = False, True
@@ -245,7 +251,7 @@ async def test_a_crash_mid_session_resumes_into_the_same_context(template_copy: 
     agent2, _, _ = await _writer(project, pack, resumed_model, CheckpointStore(client, store.keys, "r-ctx"), world,
                               events, state_json=restorable_state(latest[1]))
     covered_before = context_record(agent2.state)["facts"]["blocks"]
-    await _run(agent2, first_turn=(CRASH_AT - 1) // PER_TURN + 1, resume=True)
+    await _run(agent2, first_turn=(world.crashed_at - 1) // PER_TURN + 1, resume=True)
     assert world.resumed_prompt == world.crash_prompt and world.crash_prompt is not None
     record = context_record(agent2.state)
     assert record["seq"] > context_record(restored)["seq"] and record["max_prompt_tokens"] <= POLICY.budget_tokens
