@@ -69,6 +69,13 @@ class ContextMiddleware(MiddlewareBase):
             slot = agent.state.middle_context[CONTEXT_STATE_KEY] = {}
         return slot
 
+    def budget(self, agent: Any) -> int:
+        """The role's budget, never more than the model's own window (``context_size``)."""
+        size = getattr(agent.model, "context_size", None)
+        if isinstance(size, int) and 0 < size < self.policy.budget_tokens:
+            return size
+        return self.policy.budget_tokens
+
     async def estimate(self, agent: Any) -> int:
         """The prompt's size in the model's own ``count_tokens``: measured overhead + summary + conversation."""
         st = self._slot(agent)
@@ -98,7 +105,7 @@ class ContextMiddleware(MiddlewareBase):
                                   next_handler: Callable[..., Awaitable[None]]) -> None:
         # next_handler is AgentScope's own compression (a model call on its own thresholds): never reached
         before = await self.estimate(agent)
-        if before < self.policy.trigger_tokens or not agent.state.context:
+        if before < int(self.policy.trigger_ratio * self.budget(agent)) or not agent.state.context:
             return
         await self.compress(agent, before)
 
@@ -171,7 +178,8 @@ class ContextMiddleware(MiddlewareBase):
         async def tokens(u: Unit) -> int:
             return int(await agent.model.count_tokens([Msg(name="x", role="assistant", content=[u.value])], None))
 
-        cut = await choose_cut(units, self.policy.keep_recent_tokens, tokens)
+        budget = self.budget(agent)
+        cut = await choose_cut(units, int(self.policy.keep_recent_ratio * budget), tokens)
         if cut is None:
             return False
         covered = units[:cut.position]
@@ -182,7 +190,7 @@ class ContextMiddleware(MiddlewareBase):
         last_msg = context[last.msg]
         through = f"{last_msg.id}#{last.block}"
         seq = int(st.get("seq", 0)) + 1
-        summary = render(pins, facts, through, seq, max_chars=self.policy.summary_tokens * 4)
+        summary = render(pins, facts, through, seq, max_chars=int(self.policy.summary_ratio * budget) * 4)
         agent.state.summary = summary
         agent.state.context = rebuild(context, units, cut.position)
         after = await self.estimate(agent)
@@ -199,7 +207,7 @@ class ContextMiddleware(MiddlewareBase):
         if self.emit is not None:
             await self.emit(ContextCompressed(
                 run_id=self.run_id, agent=self.role, seq=seq, covered_through=through, covered_blocks=facts.blocks,
-                tokens_before=before, tokens_after=after, budget_tokens=self.policy.budget_tokens,
+                tokens_before=before, tokens_after=after, budget_tokens=budget,
                 pinned=pins.count()))
         return True
 

@@ -241,3 +241,18 @@ async def test_the_stuck_breaker_counts_the_layers_compressions() -> None:
     with pytest.raises(RunLimitReached) as exc:  # each step refills the context past the trigger: a loop
         await agent.reply(UserMsg("user", "talk"))
     assert exc.value.limit == "stuck" and exc.value.detail.startswith("context compressed 3x")
+
+
+async def test_the_budget_never_exceeds_the_models_own_window() -> None:
+    context = [UserMsg("user", "go"), _turn("w", 3)]  # ~900 tokens: under this policy's trigger (1,500)
+    roomy = _agent(ScriptedChatModel([], model="scripted-ctx"), [ContextMiddleware(POLICY, role="writer")])
+    roomy.state.context = list(context)
+    await roomy.compress_context()
+    assert "seq" not in context_record(roomy.state)
+    small = ScriptedChatModel([], model="scripted-ctx", context_size=1_000)  # its window: trigger at 750
+    layer = ContextMiddleware(POLICY, role="writer")
+    narrow = _agent(small, [layer])
+    narrow.state.context = list(context)
+    await narrow.compress_context()
+    assert layer.budget(narrow) == 1_000 and context_record(narrow.state)["seq"] == 1
+    assert await layer.estimate(narrow) < 750
