@@ -27,6 +27,7 @@ __all__ = [
     "CaseHit",
     "CaseRecorded",
     "PolicyRefused",
+    "ContextCompressed",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
@@ -172,9 +173,24 @@ class PolicyRefused(_Event):
     reason: str
 
 
+class ContextCompressed(_Event):
+    """An agent's older conversation was folded into its summary (`tier2.context`): ``covered_through`` names the last
+    block the summary covers (``<message id>#<block index>``; ``covered_blocks``: all compressions together)."""
+
+    type: Literal["context_compressed"] = "context_compressed"
+    agent: str
+    seq: int
+    covered_through: str
+    covered_blocks: int
+    tokens_before: int
+    tokens_after: int
+    budget_tokens: int
+    pinned: int
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded,
+    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded | ContextCompressed,
     Field(discriminator="type"),
 ]
 

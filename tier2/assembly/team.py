@@ -71,7 +71,7 @@ def build_design_agent(
     effects): its slot carries the read-only guard, innermost."""
     lay = layers or RunLayers()
     lay = RunLayers(tracing=lay.tracing, budget=lay.budget, breakers=lay.breakers, checkpoint=lay.checkpoint,
-                    operations=[ReadOnlyGuardMiddleware()])
+                    context=lay.context, operations=[ReadOnlyGuardMiddleware()])
     state = AgentState.model_validate_json(state_json) if state_json else AgentState()
     state.permission_context = designer_permissions(project)
     return Agent(

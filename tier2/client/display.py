@@ -162,6 +162,9 @@ class ProgressDisplay:
             return None
         if e.type == "case_hit" and e.action == "applied":
             return f"library · {e.fixer} for {e.gate} → {'fixed' if e.fixed else 'not fixed'}"
+        if e.type == "context_compressed":
+            return (f"context · {e.agent} compressed (#{e.seq}): {e.tokens_before} → {e.tokens_after} tokens "
+                    f"(budget {e.budget_tokens})")
         if e.type == "cancel_requested":
             return f"cancel requested{f' by {e.by}' if e.by else ''}"
         if e.type == "run_finished":

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from tier2.errors import BadInput
 from tier2.middleware._kwargs import ModelNext, ModelResult, StreamNext, compress_kwargs, model_call_kwargs
+from tier2.settings.context import CONTEXT_STATE_KEY
 from tier2.settings.loader import BudgetOverride, BudgetPolicy, Price
 from tier2.store.budget import BudgetCaps, BudgetLedger
 from tier2.store.keys import Keys
@@ -122,13 +123,16 @@ class LedgerMiddleware(MiddlewareBase):
         if due:
             await self.guard.reserve(call_id, model.model, n_in, n_out)
         before = copy.deepcopy(agent.state.summary)
+        ours = _extractive_compressions(agent)
         try:
             await next_handler(**input_kwargs)
         except BaseException:
             if due:
                 await self.guard.release(call_id)
             raise
-        if agent.state.summary != before:  # a summary was written: the model was called (reserved or not)
+        if agent.state.summary != before and _extractive_compressions(agent) == ours:
+            # a summary was written by AgentScope's compression: the model was called (reserved or not); one
+            # written by the context layer (`tier2.context`, its record advanced) is extractive: no model call
             await self.guard.reconcile(call_id, model.model, n_in, max(1, len(str(agent.state.summary)) // 4))
         elif due:
             await self.guard.release(call_id)
@@ -205,3 +209,9 @@ def build_budget_layer(client: Any, keys: Keys, run_id: str, policy: BudgetPolic
 def spend_guard_of(layers: Sequence[MiddlewareBase]) -> SpendGuard | None:
     """The run ledger's guard inside a budget slot (for the L3 scorer and the final usage report)."""
     return next((m.guard for m in layers if isinstance(m, LedgerMiddleware)), None)
+
+
+def _extractive_compressions(agent: Any) -> int:
+    """How many compressions the context layer (`tier2.context`) made: they call no model."""
+    slot = agent.state.middle_context.get(CONTEXT_STATE_KEY)
+    return int(slot.get("seq", 0)) if isinstance(slot, dict) else 0

@@ -5,6 +5,12 @@
     budget      — hard ledger: reserve before each model call, refuse past the cap (+ AgentScope's soft budget)
     breakers    — step caps, stuck patterns, timeouts: stop a looping or stalled agent with a reason
     checkpoint  — persists the AgentState after every tool result and at reply end (resume point)
+    context     — the agent's context budget (`tier2.context`): compresses on ``on_compress_context`` (no model call;
+                  AgentScope's own compression never runs), cuts long tool outputs to a marker + artifact file.
+                  Inside checkpoint and breakers: the compression record lands in the next checkpoint, and the
+                  breakers (stuck: ``compression``) and budget see the compression happen. Outside learning: the
+                  library observes the full Build/RunGame result, and its note to the writer is part of what gets
+                  cut (head + tail: the note, at the end, survives)
     learning    — the debug case library (`tier2.learning`): after a failing Build/RunGame, a verified fix is applied
                   and re-checked before the model sees the result (inside checkpoint: the step's snapshot and
                   checkpoint cover the fixed files)
@@ -46,6 +52,7 @@ class RunLayers:
     budget: Sequence[MiddlewareBase] = field(default_factory=list)
     breakers: Sequence[MiddlewareBase] = field(default_factory=list)
     checkpoint: Sequence[MiddlewareBase] = field(default_factory=list)
+    context: Sequence[MiddlewareBase] = field(default_factory=list)
     learning: Sequence[MiddlewareBase] = field(default_factory=list)
     operations: Sequence[MiddlewareBase] = field(default_factory=list)
 
@@ -61,6 +68,7 @@ def build_middlewares(
         *lay.budget,
         *lay.breakers,
         *lay.checkpoint,
+        *lay.context,
         *lay.learning,
         PathGuardMiddleware(project_root, write_limit),
         *lay.operations,

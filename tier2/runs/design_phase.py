@@ -228,7 +228,7 @@ class _Studio:
         model, fallback, name, route = self._model(role)
         layers = build_run_layers(LayerContext(
             run_id=s.run_id, agent=role, policy=s.policy, route_name=name, route=route, runtime=self.rt,
-            options=dict(s.req.options), fence=s.fence, durable=False))
+            options=dict(s.req.options), fence=s.fence, durable=False, project=self.project, emit=s.emit))
         ckpts = agent_checkpoints(self.rt.store.r, self.rt.store.keys, s.run_id, role)
         layers.checkpoint = [CheckpointMiddleware(ckpts, s.fence, lambda: {"phase": "design", "role": role})]
         latest = await ckpts.latest()

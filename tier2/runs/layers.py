@@ -6,12 +6,15 @@ which they wrap the agent is declared once in `tier2.middleware.order`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agentscope.middleware import TracingMiddleware
 
+from tier2.context import ContextMiddleware
+from tier2.events import Tier2Event
 from tier2.middleware import RunLayers
 from tier2.middleware.breakers import BreakersMiddleware
 from tier2.middleware.budget import build_budget_layer, spend_guard_of
@@ -44,6 +47,10 @@ class LayerContext:
     #: checkpoints and the operation ledger: only for the agent whose state is the run's resume point (the
     #: writer); a one-shot agent (the L3 scorer) is metered, traced and bounded but never checkpointed
     durable: bool = True
+    #: the agent's project (tool outputs cut by the context layer are saved under its ``.tier2/artifacts``)
+    project: Path | None = None
+    #: how the run's events are published (the session's ``emit``); default: appended to the run's stream
+    emit: Callable[[Tier2Event], Awaitable[Any]] | None = None
 
 
 def build_run_layers(ctx: LayerContext) -> RunLayers:
@@ -58,6 +65,9 @@ def build_run_layers(ctx: LayerContext) -> RunLayers:
                                        ctx.route.model, ctx.options.get("budget"),
                                        ceiling=ctx.options.get("budget_ceiling"))
     layers.breakers = [BreakersMiddleware(ctx.run_id, ctx.policy.breakers, deadline_at=_run_deadline(layers))]
+    if ctx.policy.context.enabled:  # the agent's context budget (its role's entry in config/policy/context.yaml)
+        layers.context = [ContextMiddleware(ctx.policy.context.for_agent(ctx.agent), role=ctx.agent,
+                                            run_id=ctx.run_id, project_root=ctx.project, emit=_emitter(ctx))]
     # durability: the resume point after every step; side effects recorded by operation id
     if not ctx.durable:
         return layers
@@ -66,6 +76,16 @@ def build_run_layers(ctx: LayerContext) -> RunLayers:
     layers.operations = [OperationsMiddleware(OperationStore(store.r, store.keys, ctx.run_id), ctx.fence,
                                               frozenset(ctx.policy.durability.side_effect_tools))]
     return layers
+
+
+def _emitter(ctx: LayerContext) -> Callable[[Tier2Event], Awaitable[Any]]:
+    if ctx.emit is not None:
+        return ctx.emit
+    store, fence = ctx.runtime.store, ctx.fence
+
+    async def emit(event: Tier2Event) -> None:
+        await store.append_event(event, fence)
+    return emit
 
 
 def _run_deadline(layers: RunLayers) -> Callable[[], float | None] | None:

@@ -25,6 +25,7 @@ from tier2.events import AttemptStarted, GateResult, PhaseChanged, PolicyRefused
 from tier2.events import Phase as PhaseName
 from tier2.middleware.budget import spend_guard_of
 from tier2.models.routing import build_fallback, build_model
+from tier2.runs.context import attach_pins
 from tier2.runs.delivery import design_record, write_delivery
 from tier2.runs.l3 import l3_scorer
 from tier2.runs.layers import LayerContext, build_run_layers
@@ -209,7 +210,7 @@ class RunSession:
         cancel = self.req.cancel
         layers = build_run_layers(LayerContext(
             run_id=self.run_id, agent="writer", policy=self.policy, route_name=self.route_name, route=self.route,
-            runtime=self.rt, options=dict(self.req.options), fence=self.fence,
+            runtime=self.rt, options=dict(self.req.options), fence=self.fence, project=opened.project, emit=self.emit,
             progress=lambda: {"round": self.round, "usage": asdict(self.mapper.usage), "step": self.mapper.step}))
         ws = self.workspace = await open_run_workspace(self.rt, self.run_id, self.policy, dict(self.req.options),
                                                        opened.project, opened.project_id)
@@ -223,6 +224,7 @@ class RunSession:
                                      cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
         results = ToolResults()
         checks = attach_library(self, layers, results, self.tenant)
+        attach_pins(self, layers, results)  # the context layer's pinned goal, requirements, last failing gate
         resume = self.req.resume
         if resume is not None:  # files and conversation agree: the files of the checkpoint this attempt resumes
             await ws.restore(resume.state_json)

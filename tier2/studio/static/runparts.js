@@ -22,6 +22,8 @@ const SUMMARY = {
   case_hit: (d) => `case library ${d.action} ${d.fixer || ''} for ${d.gate}`
     + (d.action === 'applied' ? (d.fixed ? ' → fixed, no model call' : ' → not fixed') : ''),
   case_recorded: (d) => `case recorded for ${d.gate} (${d.scope}${d.fixer ? `, fixer ${d.fixer}` : ''})`,
+  context_compressed: (d) => `${d.agent} context compressed (#${d.seq}): ${d.tokens_before} → ${d.tokens_after} `
+    + `tokens of ${d.budget_tokens}, ${d.pinned} pinned`,
 };
 
 export function eventRow(ev) {
