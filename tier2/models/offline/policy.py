@@ -10,6 +10,8 @@ It plays the writer role with real tool calls, in this order:
 4. ``Build``; on a syntax error in a file it wrote, re-``Read`` and re-``Write`` that file from the content it
    first read (a repair), then ``Build`` again;
 5. ``RunGame``; on a ``tier2 data error`` naming a table it wrote, rewrite that table in full, rebuild and rerun;
+   — first, once per conversation and when it has the ``Explore`` tool, it asks the explorer which files read
+   the key the error names (`tier2.companions`; the answer does not change what it writes);
 6. finish with a summary when RunGame passes, or stop with ``STOP:`` and the reason when it sees an error it
    has no repair for, or when a repair did not help.
 
@@ -40,6 +42,7 @@ FAULTS = frozenset({"syntax_error", "missing_data_key"})
 MAX_REPAIRS = 2
 _SYNTAX_TARGET = "src/scenes/Play.js"
 _DATA_ERROR = re.compile(r"tier2 data error:?\s*(?:data/)?([a-z_]+\.json)", re.I)
+_DATA_KEY = re.compile(r"tier2 data error:?\s*(?:data/)?([a-z_]+)\.json\s+([A-Za-z_][\w.]*)", re.I)
 _BUILD_LOC = re.compile(r"^- (?P<file>[^\s:]+):(?P<line>\d+):\d+: (?P<msg>.*)$", re.M)
 
 
@@ -233,10 +236,20 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     if run_i < build_i:
         return Action("tools", [("RunGame", {})])
     run = conv.steps[run_i]
+    if not run.ok and (ask := _explore_first(conv, params, run.result or "")) is not None:
+        return ask
     if not run.ok:
         return _after_run_failure(conv, run.result or "") if repairs else _no_repair("game", run.result)
     title = _title(conv)
     return Action("final", text=f"DONE: {title} builds and passes every L1 gate.\n{run.result or ''}")
+
+
+def _explore_first(conv: Conversation, params: dict[str, Any], result: str) -> Action | None:
+    """Once per conversation, when a data error names a key and the writer has ``Explore``: ask who reads it."""
+    m = _DATA_KEY.search(result)
+    if m is None or "Explore" not in params.get("tools", ()) or conv.last("Explore") is not None:
+        return None
+    return Action("tools", [("Explore", {"question": f"which files read data key {m.group(1)}.{m.group(2)}"})])
 
 
 def _no_repair(what: str, result: str | None) -> Action:
