@@ -42,7 +42,9 @@ FAULTS = frozenset({"syntax_error", "missing_data_key"})
 MAX_REPAIRS = 2
 _SYNTAX_TARGET = "src/scenes/Play.js"
 _DATA_ERROR = re.compile(r"tier2 data error:?\s*(?:data/)?([a-z_]+\.json)", re.I)
-_DATA_KEY = re.compile(r"tier2 data error:?\s*(?:data/)?([a-z_]+)\.json\s+([A-Za-z_][\w.]*)", re.I)
+#: a data error naming its table and key, or the debug case library's note of the key it restored
+_DATA_KEY = re.compile(r"(?:tier2 data error:?\s*(?:data/)?|restored data/)([a-z_]+)\.json\s+(?:key\s+)?([A-Za-z_][\w.]*)",
+                       re.I)
 _BUILD_LOC = re.compile(r"^- (?P<file>[^\s:]+):(?P<line>\d+):\d+: (?P<msg>.*)$", re.M)
 
 
@@ -236,7 +238,7 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     if run_i < build_i:
         return Action("tools", [("RunGame", {})])
     run = conv.steps[run_i]
-    if not run.ok and (ask := _explore_first(conv, params, run.result or "")) is not None:
+    if (ask := _explore_first(conv, params, run.result or "")) is not None:  # a data error (fixed or not)
         return ask
     if not run.ok:
         return _after_run_failure(conv, run.result or "") if repairs else _no_repair("game", run.result)
@@ -245,7 +247,8 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
 
 
 def _explore_first(conv: Conversation, params: dict[str, Any], result: str) -> Action | None:
-    """Once per conversation, when a data error names a key and the writer has ``Explore``: ask who reads it."""
+    """Once per conversation, when RunGame's result names a data error's key — failing, or fixed by the debug case
+    library before the writer read it — and the writer has ``Explore``: ask which files read that key."""
     m = _DATA_KEY.search(result)
     if m is None or "Explore" not in params.get("tools", ()) or conv.last("Explore") is not None:
         return None
