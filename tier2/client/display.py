@@ -162,6 +162,13 @@ class ProgressDisplay:
             return None
         if e.type == "case_hit" and e.action == "applied":
             return f"library · {e.fixer} for {e.gate} → {'fixed' if e.fixed else 'not fixed'}"
+        if e.type == "companion_called":  # its model calls are not model_called events: its cost counts here
+            if e.cost_usd is not None:
+                s.cost_usd += e.cost_usd
+            elif e.model_calls:
+                s.priced = False
+            found = f" · {e.findings} finding(s)" if e.agent == "reviewer" and e.state == "answered" else ""
+            return f"{e.agent} · {e.state} · {e.trigger[:100]}{found} · {e.model_calls} model call(s)"
         if e.type == "cancel_requested":
             return f"cancel requested{f' by {e.by}' if e.by else ''}"
         if e.type == "run_finished":

@@ -33,11 +33,12 @@ def index_checks(idx: ProjectIndex) -> list[Finding]:
                            message=f"does not parse as JSON: {why}"[:600]))
     for dotted, hit in idx.missing_reads()[:MAX_PER_RULE]:
         table, key = dotted.split(".", 1)
+        message = f"reads data key {dotted} but data/{table}.json has no key {key!r}: {hit.text}"
         out.append(Finding(file=hit.path, line=hit.line, rule="data.key_missing", severity="error",
-                           message=f"reads data key {dotted} but data/{table}.json has no key {key!r}: {hit.text}"[:600]))
+                           message=message[:600]))
     for key, hit in [(k, h) for k, h in idx.scene_starts if k not in idx.scene_keys][:MAX_PER_RULE]:
         out.append(Finding(file=hit.path, line=hit.line, rule="scene.unregistered", severity="error",
-                           message=f"starts scene {key!r} but no scene registers that key (super('{key}'))"))
+                           message=f"starts scene {key!r} but no scene registers that key (super('{key}'))"[:600]))
     for rel in idx.unimported()[:MAX_PER_RULE]:
         out.append(Finding(file=rel, rule="module.unimported", severity="warning",
                            message="no module imports it: its code never runs (import it, or delete it)"))

@@ -29,7 +29,8 @@ _DEFS = [
     re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*="),  # top level only
     re.compile(r"^\s{2,}(?:async\s+)?(?!if\b|for\b|while\b|switch\b|return\b|catch\b)([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{"),
 ]
-_SCENE_KEY = [re.compile(r"super\(\s*['\"]([\w-]+)['\"]"), re.compile(r"super\(\s*\{[^}]*\bkey\s*:\s*['\"]([\w-]+)['\"]"),
+_SCENE_KEY = [re.compile(r"super\(\s*['\"]([\w-]+)['\"]"),
+              re.compile(r"super\(\s*\{[^}]*\bkey\s*:\s*['\"]([\w-]+)['\"]"),
               re.compile(r"^\s*key\s*:\s*['\"]([\w-]+)['\"]")]
 _SCENE_START = re.compile(r"\.scene\.(?:start|launch|switch|run)\(\s*['\"]([\w-]+)['\"]")
 _IMPORT = re.compile(r"^\s*import\s+(?:[^'\"]*?\s+from\s+)?['\"]([^'\"]+)['\"]", re.M)
@@ -134,7 +135,8 @@ class ProjectIndex:
         read: re.Pattern[str] | None = None
         if aliases:
             names = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
-            read = re.compile(rf"(?<![\w$'\"/])({names})(?:\s*\.\s*([A-Za-z_]\w*)|\[\s*['\"](\w+)['\"]\s*\])(?![\w$])(?!\s*\()")
+            read = re.compile(rf"(?<![\w$'\"/])({names})"  # not inside a quoted file name or a longer name
+                              rf"(?:\s*\.\s*([A-Za-z_]\w*)|\[\s*['\"](\w+)['\"]\s*\])(?![\w$])(?!\s*\()")
         for no, line in enumerate(lines, 1):
             hit = Hit(rel, no, _excerpt(line))
             for rx in _DEFS:
@@ -198,8 +200,8 @@ class ProjectIndex:
                     "defined_in": f"data/{table}.json" if keys is not None and key in keys else None}
         for name in dict.fromkeys(re.findall(r"[\w./-]+\.js\b", question)):
             for rel in [f for f in self.sources if f == name or f.endswith("/" + name.lstrip("./"))][:3]:
-                keys = sorted(d for d, hs in self.data_reads.items() if any(h.path == rel for h in hs))
-                found[f"file {rel}"] = {"data_keys_read": keys[:60], "imports": self.imports.get(rel, []),
+                read = sorted(d for d, hs in self.data_reads.items() if any(h.path == rel for h in hs))
+                found[f"file {rel}"] = {"data_keys_read": read[:60], "imports": self.imports.get(rel, []),
                                         "defines": sorted(n for n, hs in self.definitions.items()
                                                           if any(h.path == rel for h in hs))[:40]}
         for word in dict.fromkeys(w for w in _WORD.findall(question) if not w.endswith(".js")):

@@ -102,9 +102,8 @@ def turn_diff(before: dict[str, str], after: dict[str, str], limit: int) -> str:
         a, b = before.get(rel), after.get(rel)
         if a == b:
             continue
-        parts += difflib.unified_diff((a or "").splitlines(), (b or "").splitlines(),
-                                      "/dev/null" if a is None else f"a/{rel}", "/dev/null" if b is None else f"b/{rel}",
-                                      n=2, lineterm="")
+        old, new = "/dev/null" if a is None else f"a/{rel}", "/dev/null" if b is None else f"b/{rel}"
+        parts += difflib.unified_diff((a or "").splitlines(), (b or "").splitlines(), old, new, n=2, lineterm="")
     text = "\n".join(parts)
     return text if len(text) <= limit else text[:limit] + f"\n[... diff cut at {limit} characters]"
 

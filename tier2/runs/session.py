@@ -25,8 +25,8 @@ from tier2.events import AttemptStarted, GateResult, PhaseChanged, PolicyRefused
 from tier2.events import Phase as PhaseName
 from tier2.middleware.budget import spend_guard_of
 from tier2.models.routing import build_fallback, build_model
-from tier2.runs.delivery import design_record, write_delivery
 from tier2.runs.companions import RunCompanions, attach_companions
+from tier2.runs.delivery import design_record, write_delivery
 from tier2.runs.l3 import l3_scorer
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.library import attach_library

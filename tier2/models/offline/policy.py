@@ -43,8 +43,8 @@ MAX_REPAIRS = 2
 _SYNTAX_TARGET = "src/scenes/Play.js"
 _DATA_ERROR = re.compile(r"tier2 data error:?\s*(?:data/)?([a-z_]+\.json)", re.I)
 #: a data error naming its table and key, or the debug case library's note of the key it restored
-_DATA_KEY = re.compile(r"(?:tier2 data error:?\s*(?:data/)?|restored data/)([a-z_]+)\.json\s+(?:key\s+)?([A-Za-z_][\w.]*)",
-                       re.I)
+_DATA_KEY = re.compile(
+    r"(?:tier2 data error:?\s*(?:data/)?|restored data/)([a-z_]+)\.json\s+(?:key\s+)?([A-Za-z_][\w.]*)", re.I)
 _BUILD_LOC = re.compile(r"^- (?P<file>[^\s:]+):(?P<line>\d+):\d+: (?P<msg>.*)$", re.M)
 
 
