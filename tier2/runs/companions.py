@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from agentscope.message import Msg, UserMsg
+from agentscope.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock, UserMsg
 from agentscope.model import ChatModelBase
 from agentscope.tool import Read, ToolBase
 
@@ -116,6 +116,22 @@ def _gates_text(report: ValidationReport) -> str:
             lines += [f"    {f.message[:300]}" for f in g.findings[:4]]
     lines.append(f"({sum(g.passed for g in report.gates)} gate(s) passed)")
     return "\n".join(lines)
+
+
+def _answer(msg: Msg | None) -> str:
+    """The text of the agent's last step (its reply message also holds the earlier steps' texts, tool calls and
+    results): the text blocks after the last tool block, or all of it when it made no tool call."""
+    if msg is None:
+        return ""
+    if not isinstance(msg.content, list):
+        return str(msg.content or "").strip()
+    tail: list[str] = []
+    for block in msg.content:
+        if isinstance(block, TextBlock):
+            tail.append(block.text)
+        elif isinstance(block, ToolCallBlock | ToolResultBlock):
+            tail = []
+    return "\n".join(tail).strip() or (msg.get_text_content() or "").strip()
 
 
 def merge_usage(into: Usage, add: Usage, phase: str) -> None:
@@ -278,7 +294,7 @@ class RunCompanions:
                                  mapper.usage)
         if final is None and agent.state.context:
             final = agent.state.context[-1]
-        text = (final.get_text_content() or "").strip() if final is not None else ""
+        text = _answer(final)
         return CompanionCall(role, "answered" if text else "failed", text or f"{role} gave no answer", mapper.usage)
 
     async def _account(self, call: CompanionCall, trigger: str) -> None:
