@@ -125,3 +125,29 @@ async def test_the_reviewer_never_decides_the_verdict(runtime, config_dir, tmp_p
     [event] = [e for e in await _events(runtime, out.run_id) if isinstance(e, CompanionCalled)]
     assert event.agent == "reviewer" and event.trigger == "every_turn" and event.findings == 1
     assert len(reviewer.calls) == 1
+
+
+async def test_a_companion_tripping_a_breaker_stops_the_run(runtime, config_dir, tmp_path) -> None:
+    """The explorer loops inside the writer's Explore call: its breaker trips, the writer gets an error result,
+    and the run stops before the writer's next model call, with the explorer's reason."""
+    (config_dir / "policy" / "zz-test.yaml").write_text("breakers: {steps_per_turn: 3}\n")
+    project = (tmp_path / "game").resolve()
+    new_project(runtime.pack, project)
+    req = RunRequest(brief=POTION, out_dir=project, model="offline", existing_project=project)
+    session = RunSession(runtime, req, POTION, phases=[ImplementPhase()])
+    writer = ScriptedChatModel([[ToolCallBlock(id="e1", name="Explore",
+                                               input=json.dumps({"question": "where is Play defined"}))]],
+                               model=PRICED)  # strict: a second writer call fails the test
+    session.model, session.fallback = writer, None
+
+    def looping(messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
+        n = tool_results(messages)
+        return [ToolCallBlock(id=f"i{n}", name="Index", input=json.dumps({"query": f"Play {n}"}))]
+    explorer = ScriptedChatModel(looping, model=PRICED)
+    session.companions = RunCompanions(session, model_for=lambda role: explorer)
+    out = await session.execute()
+    assert out.status == "stopped" and out.stop_reason.startswith("steps: ") and "the explorer's call" in \
+        out.stop_reason
+    assert len(writer.calls) == 1 and len(explorer.calls) == 3
+    [event] = [e for e in await _events(runtime, out.run_id) if isinstance(e, CompanionCalled)]
+    assert event.state == "stopped" and event.model_calls == 3

@@ -140,6 +140,7 @@ async def test_breakers_bound_the_explorer(runtime, config_dir, tmp_path) -> Non
     comp = RunCompanions(session, model_for=lambda role: model)
     ok, text = await comp.explore("where is Play defined")
     assert not ok and text.startswith("explorer stopped: steps") and "steps_per_turn=2" in text
+    assert comp.tripped is not None and "the explorer's call" in comp.tripped.detail
     assert len(model.calls) == 2 and comp.tripped is not None
 
 

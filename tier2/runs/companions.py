@@ -287,7 +287,7 @@ class RunCompanions:
         except (asyncio.CancelledError, StaleLease):
             raise
         except RunLimitReached as exc:
-            self.tripped = self.tripped or exc
+            self.tripped = self.tripped or RunLimitReached(exc.limit, f"{exc.detail} (the {role}'s call)")
             return CompanionCall(role, "stopped", f"{role} stopped: {exc}", mapper.usage)
         except Exception as exc:  # noqa: BLE001 - a companion's failure is reported to its caller, never a crash
             return CompanionCall(role, "failed", f"{role} failed: {type(exc).__name__}: {str(exc)[:300]}",
