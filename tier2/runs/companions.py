@@ -147,9 +147,8 @@ def merge_usage(into: Usage, add: Usage, phase: str) -> None:
         into.cost_by_phase[phase] = into.cost_by_phase.get(phase, 0.0) + add.cost_usd
     for k, n in add.calls_by_model.items():
         into.calls_by_model[k] = into.calls_by_model.get(k, 0) + n
-    for k, n in add.tool_calls.items():
-        key = f"companion.{k}"
-        into.tool_calls[key] = into.tool_calls.get(key, 0) + n
+    for k, n in add.tool_calls.items():  # by tool name, as the designers' and the trajectory's
+        into.tool_calls[k] = into.tool_calls.get(k, 0) + n
 
 
 class RunCompanions:
