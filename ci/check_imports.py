@@ -1,8 +1,8 @@
 """Fail when a tier2 module imports a package from a higher architectural layer (every import, lazy ones too).
 
-Direction: app/cli/client → {service, studio} → runs → assembly → {tools, learning} → {validators, middleware,
-models, context} → {workspace, browser, toolchain, store, sandbox} → {packs, telemetry, design} → {events, settings,
-prompts} → errors.
+Direction: app/cli/client → {service, studio} → runs → assembly → {tools, learning, companions} → {validators,
+middleware, models, context} → {workspace, browser, toolchain, store, sandbox} → {packs, telemetry, design} →
+{events, settings, prompts} → errors.
 Nothing imports ``service`` except the composition root; ``validators`` never imports ``assembly``.
 Relative imports are resolved against the importing file's package first (``from ..runs import x`` inside
 ``tier2/service/`` is ``tier2.runs``).
@@ -22,7 +22,7 @@ RANKS: dict[str, int] = {
     "packs": 2, "telemetry": 2, "design": 2,
     "workspace": 3, "browser": 3, "toolchain": 3, "store": 3, "sandbox": 3,
     "validators": 4, "middleware": 4, "models": 4, "context": 4,
-    "tools": 5, "learning": 5,
+    "tools": 5, "learning": 5, "companions": 5,
     "assembly": 6,
     "runs": 7,
     "service": 8, "studio": 8,

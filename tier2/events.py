@@ -28,6 +28,7 @@ __all__ = [
     "CaseRecorded",
     "PolicyRefused",
     "ContextCompressed",
+    "CompanionCalled",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
@@ -188,9 +189,27 @@ class ContextCompressed(_Event):
     pinned: int
 
 
+class CompanionCalled(_Event):
+    """A call of a read-only companion of the writer (`tier2.companions`): the explorer answering an ``Explore``
+    question, or the reviewer reviewing a writer turn. Its model calls are on the run's ledger and in the trajectory
+    under ``agent``; it never writes files and never decides the run."""
+
+    type: Literal["companion_called"] = "companion_called"
+    agent: Literal["explorer", "reviewer"]
+    trigger: str  # the explorer's question, or why the reviewer ran (failed_check, failed_validation, every_turn)
+    state: Literal["answered", "refused", "failed", "stopped"]
+    duration_ms: int = 0
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    findings: int = 0  # the reviewer's findings
+    summary: str = ""  # the first line of the answer, or why it was refused/stopped
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded | ContextCompressed,
+    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded | ContextCompressed | CompanionCalled,
     Field(discriminator="type"),
 ]
 

@@ -44,6 +44,9 @@ async def test_the_trajectory_lists_every_call_to_its_tenant_only(service: httpx
     models = [c for c in calls if c["kind"] == "model"]
     tools = [c for c in calls if c["kind"] == "tool"]
     assert len(models) == usage["model_calls"] == body["summary"]["model_calls"]
+    agents = body["summary"]["agents"]  # per agent: the writer and the design studio's roles
+    assert agents["writer"]["model_calls"] >= 1 and sum(a["model_calls"] for a in agents.values()) == len(models)
+    assert sum(a["cost_usd"] for a in agents.values()) == pytest.approx(usage["cost_usd"], abs=1e-5)
     assert {t["tool"]: sum(1 for x in tools if x["tool"] == t["tool"]) for t in tools} == usage["tool_calls"]
     assert [m["step"] for m in models] == list(range(1, len(models) + 1))
     assert all(m["model"] == "tier2-offline-policy-v1" and m["state"] == "success" and m["cost_usd"] > 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -11,7 +11,7 @@ from agentscope.agent import Agent, ModelConfig, ReActConfig
 from agentscope.model import ChatModelBase
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionMode, PermissionRule
 from agentscope.state import AgentState
-from agentscope.tool import Toolkit
+from agentscope.tool import ToolBase, Toolkit
 from agentscope.workspace import LocalWorkspace
 
 from tier2.middleware import RunLayers, build_middlewares
@@ -78,11 +78,12 @@ async def build_writer(
     runner: ValidationRunner, reports_dir: Path, cancelled: Callable[[], bool] | None = None,
     state_json: str | None = None, layers: RunLayers | None = None, fallback_model: ChatModelBase | None = None,
     home: Path | None = None, write_limit: int = MAX_WRITE_BYTES, results: ToolResults | None = None,
-    sandbox: Sandbox | None = None, commands: CommandSessions | None = None,
+    sandbox: Sandbox | None = None, commands: CommandSessions | None = None, extra_tools: Sequence[ToolBase] = (),
 ) -> WriterHandle:
     """``home``: the AgentScope workspace's own directory (MCP config, skills index, offloaded context) — outside
     the project; by default a hidden sibling of it. ``sandbox``: the run's workspace kind (builds run inside it
-    unless it is ``local``); ``commands``: the writer's command sessions in it (gives the writer Bash)."""
+    unless it is ``local``); ``commands``: the writer's command sessions in it (gives the writer Bash);
+    ``extra_tools``: the run's own tools for the writer (``Explore``, `tier2.runs.companions`)."""
     home = home or project.parent / f".{project.name}.agent"
     workspace = project_workspace(project_id, project, home, pack.skill_dirs)
     await workspace.initialize()
@@ -92,7 +93,8 @@ async def build_writer(
                                launcher=sandbox.launcher if sandbox is not None and sandbox.kind != "local" else None)
     file_tools = [t for t in await workspace.list_tools() if t.name in WRITER_FILE_TOOLS]
     command_tools = make_command_tools(commands) if commands is not None else []
-    toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + command_tools,
+    toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + command_tools
+                      + list(extra_tools),
                       skills_or_loaders=await workspace.list_skills())
     system_prompt = render_prompt(
         "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,

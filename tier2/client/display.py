@@ -165,6 +165,13 @@ class ProgressDisplay:
         if e.type == "context_compressed":
             return (f"context · {e.agent} compressed (#{e.seq}): {e.tokens_before} → {e.tokens_after} tokens "
                     f"(budget {e.budget_tokens})")
+        if e.type == "companion_called":  # its model calls are not model_called events: its cost counts here
+            if e.cost_usd is not None:
+                s.cost_usd += e.cost_usd
+            elif e.model_calls:
+                s.priced = False
+            found = f" · {e.findings} finding(s)" if e.agent == "reviewer" and e.state == "answered" else ""
+            return f"{e.agent} · {e.state} · {e.trigger[:100]}{found} · {e.model_calls} model call(s)"
         if e.type == "cancel_requested":
             return f"cancel requested{f' by {e.by}' if e.by else ''}"
         if e.type == "run_finished":

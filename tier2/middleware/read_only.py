@@ -28,14 +28,14 @@ READ_ONLY_TOOLS: Final = frozenset({"Read", "Glob", "Grep"})
 class ReadOnlyGuardMiddleware(MiddlewareBase):
     """Stateless: refuses every tool call outside `READ_ONLY_TOOLS`."""
 
-    def __init__(self, allowed: frozenset[str] = READ_ONLY_TOOLS) -> None:
-        self.allowed = allowed
+    def __init__(self, allowed: frozenset[str] = READ_ONLY_TOOLS, who: str = "designers") -> None:
+        self.allowed, self.who = allowed, who
 
     async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
         call = input_kwargs["tool_call"]
         if call.name not in self.allowed:
             yield ToolResponse(content=[TextBlock(text=(
-                f"Refused: {call.name} — designers are read-only (allowed: {', '.join(sorted(self.allowed))}); "
+                f"Refused: {call.name} — {self.who} are read-only (allowed: {', '.join(sorted(self.allowed))}); "
                 "put what you want written into your answer, tier2 writes it"))],
                 state=ToolResultState.ERROR, id=call.id)
             return

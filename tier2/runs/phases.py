@@ -95,6 +95,8 @@ class ImplementPhase:
             known = ""
             if not check.report.passed:  # the case library's turn first: a verified fix needs no model call
                 check, known = await library_round(session, check)
+            # the independent reviewer (policy): findings are advice for the next fix round, never the verdict
+            review = await session.companions.review(check.report) if session.companions is not None else None
             if check.report.passed:
                 return Verdict("delivered", "all L1 gates passed", check.report, check.report_path)
             if said.startswith("STOP:"):
@@ -105,7 +107,8 @@ class ImplementPhase:
                 reason = f"writer hit max_iters={policy.writer.max_iters}; " + reason
             verdict = Verdict("failed", reason, check.report, check.report_path)
             message = UserMsg("user", render_prompt("fix_round", feedback=check.report.feedback(),
-                                                    known_fixes=("\n\n" + known) if known else ""))
+                                                    known_fixes=("\n\n" + known) if known else "",
+                                                    review=review.for_writer() if review is not None else ""))
             await session.phase("implement", f"fix round {round_no + 1}")
         return verdict
 

@@ -25,6 +25,7 @@ from tier2.events import AttemptStarted, GateResult, PhaseChanged, PolicyRefused
 from tier2.events import Phase as PhaseName
 from tier2.middleware.budget import spend_guard_of
 from tier2.models.routing import build_fallback, build_model
+from tier2.runs.companions import RunCompanions, attach_companions
 from tier2.runs.context import attach_pins
 from tier2.runs.delivery import design_record, write_delivery
 from tier2.runs.l3 import l3_scorer
@@ -126,6 +127,7 @@ class RunSession:
         self.tenant: str | None = None
         self.library: LibraryRun | None = None  # the debug case library's view of this run (tier2.runs.library)
         self.last_seen: Seen | None = None  # the last validation as the library saw it
+        self.companions: RunCompanions | None = None  # explorer + reviewer (tier2.runs.companions)
 
     # --- bookkeeping -------------------------------------------------------------------------------------------
 
@@ -225,6 +227,7 @@ class RunSession:
         results = ToolResults()
         checks = attach_library(self, layers, results, self.tenant)
         attach_pins(self, layers, results)  # the context layer's pinned goal, requirements, last failing gate
+        companions = attach_companions(self, layers)
         resume = self.req.resume
         if resume is not None:  # files and conversation agree: the files of the checkpoint this attempt resumes
             await ws.restore(resume.state_json)
@@ -237,7 +240,7 @@ class RunSession:
             home=workspace_home(self.rt.settings.workspaces, opened.project_id),
             write_limit=min(self.rt.security.tools.max_write_bytes,
                             self.policy.tools.max_write_bytes or self.rt.security.tools.max_write_bytes),
-            sandbox=ws.sandbox, commands=ws.commands)
+            sandbox=ws.sandbox, commands=ws.commands, extra_tools=companions)
         if checks is not None:
             checks.ctx = handle.tools
         if resume is None and layers.checkpoint:
@@ -262,6 +265,8 @@ class RunSession:
     async def writer_turn(self, message: Msg | None) -> Turn:
         """One writer reply (a build-fix loop); its events become run events. ``None`` continues a turn."""
         agent = self._writer().handle.agent
+        if self.companions is not None:  # the reviewer reads the change from here on
+            self.companions.turn_started()
         final: Msg | None = None
         exceeded = False
         async for item in agent.reply_stream(message):

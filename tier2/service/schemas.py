@@ -335,12 +335,21 @@ class ToolTotals(_Out):
     ms: float
 
 
+class AgentTotals(_Out):
+    model_calls: int
+    tool_calls: int
+    tokens: int
+    cost_usd: float
+
+
 class TrajectorySummary(_Out):
     model_calls: int
     tool_calls: int
     models: dict[str, ModelTotals]
     tools: dict[str, ToolTotals]
     library: LibraryTotals | None = Field(default=None, description="debug case library hits (none: no hit)")
+    agents: dict[str, AgentTotals] = Field(default_factory=dict, description=(
+        "per agent (writer, leader, designer.*, explorer, reviewer, l3_scorer): its calls, tokens and cost"))
 
 
 class TrajectoryView(_Out):

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tier2.settings.agents import check_routing, fallback_chain, resolve_role
+from tier2.settings.companions import CompanionsPolicy
 from tier2.settings.context import ContextPolicy
 from tier2.settings.sandbox import SandboxPolicy
 from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING
@@ -203,6 +204,7 @@ class Policy(BaseModel):
     tools: ToolsPolicy = ToolsPolicy()  # may only lower the security config's [tools]
     learning: LearningPolicy = LearningPolicy()
     context: ContextPolicy = ContextPolicy()  # context budgets per agent (config/policy/context.yaml)
+    companions: CompanionsPolicy = CompanionsPolicy()  # explorer + reviewer (config/policy/companions.yaml)
     source_hash: str = ""
 
     @model_validator(mode="after")

@@ -121,8 +121,10 @@ class TrajectoryStore:
 
     @staticmethod
     def summarize(calls: list[CallRecord]) -> dict[str, Any]:
-        """Totals per model (calls, failures, tokens, cost) and per tool (calls, errors, time)."""
+        """Totals per model (calls, failures, tokens, cost), per tool (calls, errors, time) and per agent (the
+        writer, the designers, the explorer and reviewer, the L3 scorer: model calls, tool calls, tokens, cost)."""
         models: dict[str, dict[str, Any]] = {}
+        agents: dict[str, dict[str, Any]] = {}
         tools: dict[str, dict[str, Any]] = {}
         library = {"hits": 0, "applied": 0, "fixed": 0, "offered": 0, "model_calls_replaced": 0,
                    "tokens_replaced": 0}
@@ -135,6 +137,10 @@ class TrajectoryStore:
                     library["model_calls_replaced"] += c.replaced_model_calls
                     library["tokens_replaced"] += c.replaced_tokens
             elif isinstance(c, ModelCallRecord):
+                a = agents.setdefault(c.agent, {"model_calls": 0, "tool_calls": 0, "tokens": 0, "cost_usd": 0.0})
+                a["model_calls"] += 1
+                a["tokens"] += c.input_tokens + c.output_tokens
+                a["cost_usd"] += c.cost_usd or 0.0
                 m = models.setdefault(c.model, {"calls": 0, "failed": 0, "input_tokens": 0, "output_tokens": 0,
                                                 "cost_usd": 0.0, "priced": True, "ms": 0.0})
                 m["calls"] += 1
@@ -146,6 +152,8 @@ class TrajectoryStore:
                     m["priced"] = False
                 m["cost_usd"] += c.cost_usd or 0.0
             else:
+                agents.setdefault(c.agent, {"model_calls": 0, "tool_calls": 0, "tokens": 0, "cost_usd": 0.0})[
+                    "tool_calls"] += 1
                 t = tools.setdefault(c.tool, {"calls": 0, "errors": 0, "ms": 0.0})
                 t["calls"] += 1
                 t["errors"] += c.state != "success"
@@ -155,8 +163,11 @@ class TrajectoryStore:
             m["ms"] = round(m["ms"], 1)
         for t in tools.values():
             t["ms"] = round(t["ms"], 1)
+        for a in agents.values():
+            a["cost_usd"] = round(a["cost_usd"], 6)
         out = {"model_calls": sum(m["calls"] for m in models.values()),
-               "tool_calls": sum(t["calls"] for t in tools.values()), "models": models, "tools": tools}
+               "tool_calls": sum(t["calls"] for t in tools.values()), "models": models, "tools": tools,
+               "agents": agents}
         if library["hits"]:
             out["library"] = library
         return out

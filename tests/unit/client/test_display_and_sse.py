@@ -94,3 +94,23 @@ def test_sse_frames_follow_the_spec() -> None:
     assert [(f.id, f.event, f.data) for f in frames] == [
         (None, "message", ""), ("1", "phase_changed", '{"a":\n1}'), ("2", "message", "second")]
     assert frames[0].retry_ms == 500                                           # the unterminated frame 3 is dropped
+
+
+def test_companion_calls_are_shown_and_their_cost_counted() -> None:
+    from tier2.events import CompanionCalled
+
+    out = io.StringIO()
+    with ProgressDisplay(out) as display:
+        display.feed(1, RunStarted(run_id="r-1", brief="b", project_id="p-1", project_dir="", model_route="offline",
+                                   model="m", pack="phaser@0.1.0", at=T0))
+        display.feed(2, ModelCalled(run_id="r-1", step=1, model="m", input_tokens=1, output_tokens=1,
+                                    cost_usd=0.001, at=T0 + 1))
+        display.feed(3, CompanionCalled(run_id="r-1", agent="explorer", trigger="where is Play defined",
+                                        state="answered", model_calls=2, cost_usd=0.0005, at=T0 + 2))
+        display.feed(4, CompanionCalled(run_id="r-1", agent="reviewer", trigger="failed_check", state="answered",
+                                        model_calls=2, cost_usd=0.0005, findings=3, at=T0 + 3))
+        display.feed(5, RunFinished(run_id="r-1", status="delivered", stop_reason="ok", at=T0 + 4))
+    lines = out.getvalue().splitlines()
+    assert "[   2.0s] explorer · answered · where is Play defined · 2 model call(s)" in lines
+    assert "[   3.0s] reviewer · answered · failed_check · 3 finding(s) · 2 model call(s)" in lines
+    assert lines[-1].endswith("$0.0020")  # the companions' cost is the run's cost too

@@ -19,6 +19,7 @@ from agentscope.message import Msg, TextBlock, ToolCallBlock
 from agentscope.model import ChatModelBase, ChatResponse, ChatUsage
 from pydantic import BaseModel, Field
 
+from tier2.models.offline.companions import decide_companion, is_companion
 from tier2.models.offline.design import decide_design, is_design
 from tier2.models.offline.history import read_conversation
 from tier2.models.offline.policy import Action, decide
@@ -65,8 +66,12 @@ class OfflineChatModel(ChatModelBase):
                 "task_overview", "current_state", "important_discoveries", "next_steps", "context_to_preserve")}
             blocks: list[TextBlock | ToolCallBlock] = [
                 ToolCallBlock(id="call_summary", name="generate_structured_output", input=json.dumps(summary))]
-        else:  # the design studio's roles (leader, designers) or the writer
-            action = decide_design(conv) if is_design(conv) else decide(conv, self.parameters.model_dump())
+        else:  # the writer's companions (explorer, reviewer), the design studio's roles, or the writer
+            if is_companion(conv):
+                action = decide_companion(conv)
+            else:
+                action = decide_design(conv) if is_design(conv) else decide(
+                    conv, {**self.parameters.model_dump(), "tools": _tool_names(tools)})
             if mode == "none" and action.kind == "tools":
                 action = Action("final", text="STOP: tool calls are disabled for this turn")
             blocks = self._blocks(action, salt=f"{len(conv.steps)}:{conv.chars}")
@@ -104,6 +109,17 @@ class OfflineChatModel(ChatModelBase):
                     yield ChatResponse(content=[ToolCallBlock(id=b.id, name=b.name, input=b.input[i:i + step])],
                                        is_last=False)
         yield ChatResponse(content=blocks, is_last=True, usage=usage)
+
+
+def _tool_names(tools: list[dict] | None) -> list[str]:
+    """The names of the tools offered to the model (the writer asks the explorer only when it has ``Explore``)."""
+    names: list[str] = []
+    for t in tools or []:
+        fn = t.get("function") if isinstance(t, dict) else None
+        name = fn.get("name") if isinstance(fn, dict) else (t.get("name") if isinstance(t, dict) else None)
+        if isinstance(name, str):
+            names.append(name)
+    return names
 
 
 class OfflineCredential(CredentialBase):

@@ -10,6 +10,8 @@ It plays the writer role with real tool calls, in this order:
 4. ``Build``; on a syntax error in a file it wrote, re-``Read`` and re-``Write`` that file from the content it
    first read (a repair), then ``Build`` again;
 5. ``RunGame``; on a ``tier2 data error`` naming a table it wrote, rewrite that table in full, rebuild and rerun;
+   — first, once per conversation and when it has the ``Explore`` tool, it asks the explorer which files read
+   the key the error names (`tier2.companions`; the answer does not change what it writes);
 6. finish with a summary when RunGame passes, or stop with ``STOP:`` and the reason when it sees an error it
    has no repair for, or when a repair did not help.
 
@@ -40,6 +42,9 @@ FAULTS = frozenset({"syntax_error", "missing_data_key"})
 MAX_REPAIRS = 2
 _SYNTAX_TARGET = "src/scenes/Play.js"
 _DATA_ERROR = re.compile(r"tier2 data error:?\s*(?:data/)?([a-z_]+\.json)", re.I)
+#: a data error naming its table and key, or the debug case library's note of the key it restored
+_DATA_KEY = re.compile(
+    r"(?:tier2 data error:?\s*(?:data/)?|restored data/)([a-z_]+)\.json\s+(?:key\s+)?([A-Za-z_][\w.]*)", re.I)
 _BUILD_LOC = re.compile(r"^- (?P<file>[^\s:]+):(?P<line>\d+):\d+: (?P<msg>.*)$", re.M)
 
 
@@ -233,10 +238,21 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     if run_i < build_i:
         return Action("tools", [("RunGame", {})])
     run = conv.steps[run_i]
+    if (ask := _explore_first(conv, params, run.result or "")) is not None:  # a data error (fixed or not)
+        return ask
     if not run.ok:
         return _after_run_failure(conv, run.result or "") if repairs else _no_repair("game", run.result)
     title = _title(conv)
     return Action("final", text=f"DONE: {title} builds and passes every L1 gate.\n{run.result or ''}")
+
+
+def _explore_first(conv: Conversation, params: dict[str, Any], result: str) -> Action | None:
+    """Once per conversation, when RunGame's result names a data error's key — failing, or fixed by the debug case
+    library before the writer read it — and the writer has ``Explore``: ask which files read that key."""
+    m = _DATA_KEY.search(result)
+    if m is None or "Explore" not in params.get("tools", ()) or conv.last("Explore") is not None:
+        return None
+    return Action("tools", [("Explore", {"question": f"which files read data key {m.group(1)}.{m.group(2)}"})])
 
 
 def _no_repair(what: str, result: str | None) -> Action:

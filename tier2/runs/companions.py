@@ -1,0 +1,320 @@
+"""The run's companions (seed 004 §6.2): the explorer the writer asks through ``Explore``, and the reviewer of each
+writer turn. Both are read-only agents of the run, built fresh per call (`tier2.assembly.companions`).
+
+One model-call path for every agent: each call's model comes from the ``agents:`` route of its role (``explorer``,
+``reviewer``) and its fallbacks, its layers from ``build_run_layers(agent=ROLE, durable=False)`` — the run's one
+budget ledger, breakers, tracing and trajectory (records under the role's name, with cost) — and its usage is
+added to the run's (``usage.cost_by_agent``) and announced as a ``companion_called`` event.
+
+Limits: ``companions.<role>.max_calls_per_run`` (beyond it: a refusal, no model call), ``max_iters`` per call,
+output bounded. A run limit a companion hits (budget, deadline, breakers) stops the run like any other: the
+reviewer's raises in the phase; the explorer's (inside the writer's tool call) is raised before the writer's next
+model call (`tier2.companions.stop`). Neither decides completion: the reviewer's findings are advice for the next
+fix round; the verdict stays the gates'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from agentscope.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock, UserMsg
+from agentscope.model import ChatModelBase
+from agentscope.tool import Read, ToolBase
+
+from tier2.assembly.companions import CompanionRole, build_companion, companion_tools
+from tier2.companions import Finding, parse_findings, render_findings
+from tier2.companions.stop import CompanionStopMiddleware
+from tier2.companions.tools import ExploreTool
+from tier2.errors import RunLimitReached, StaleLease
+from tier2.events import CompanionCalled
+from tier2.middleware import RunLayers
+from tier2.models.routing import build_fallback, build_model
+from tier2.runs.layers import LayerContext, build_run_layers
+from tier2.runs.progress import EventMapper, Usage
+from tier2.settings.loader import ModelRoute
+from tier2.tools import BuildRecord, CheckRecord
+from tier2.validators import ValidationReport
+
+if TYPE_CHECKING:
+    from tier2.runs.session import RunSession
+
+__all__ = ["CompanionCall", "Review", "RunCompanions", "attach_companions", "turn_diff"]
+
+CallState = Literal["answered", "refused", "failed", "stopped"]
+_DIFF_TOPS = ("src", "data")
+_MAX_FILE = 200_000
+_MAX_FILES = 300
+
+
+@dataclass
+class CompanionCall:
+    """One companion call: its answer (or why there is none) and what it cost."""
+
+    role: CompanionRole
+    state: CallState
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    duration_ms: int = 0
+
+
+@dataclass
+class Review:
+    """The reviewer's view of one writer turn: findings (advice) and the text for the writer's next message."""
+
+    trigger: str
+    findings: list[Finding]
+    note: str = ""
+    call: CompanionCall | None = None
+
+    def for_writer(self, limit_chars: int = 6000) -> str:
+        if not self.findings:
+            return ""
+        return ("\n\nAn independent reviewer read your last change and these verdicts. Its findings are advice "
+                "(only the gates decide when the game is done):\n" + render_findings(self.findings, limit_chars))
+
+
+def _texts(project: Path) -> dict[str, str]:
+    """The project's sources and data as text (bounded), for the turn's diff."""
+    out: dict[str, str] = {}
+    paths = [p for top in _DIFF_TOPS if (project / top).is_dir() for p in sorted((project / top).rglob("*"))]
+    paths += [project / "index.html"]
+    for p in paths:
+        if len(out) >= _MAX_FILES:
+            break
+        try:
+            if p.is_file() and not p.is_symlink() and p.stat().st_size <= _MAX_FILE and "node_modules" not in p.parts:
+                out[p.relative_to(project).as_posix()] = p.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return out
+
+
+def turn_diff(before: dict[str, str], after: dict[str, str], limit: int) -> str:
+    """A unified diff of every changed file (new and deleted ones included), cut at ``limit`` characters."""
+    parts: list[str] = []
+    for rel in sorted(set(before) | set(after)):
+        a, b = before.get(rel), after.get(rel)
+        if a == b:
+            continue
+        old, new = "/dev/null" if a is None else f"a/{rel}", "/dev/null" if b is None else f"b/{rel}"
+        parts += difflib.unified_diff((a or "").splitlines(), (b or "").splitlines(), old, new, n=2, lineterm="")
+    text = "\n".join(parts)
+    return text if len(text) <= limit else text[:limit] + f"\n[... diff cut at {limit} characters]"
+
+
+def _gates_text(report: ValidationReport) -> str:
+    lines = [f"validation after the turn: {'PASSED' if report.passed else 'FAILED'}"]
+    for g in report.gates:
+        if not g.passed:
+            lines.append(f"- {g.id} ({g.layer}, {g.mode}) FAILED: {g.summary[:300]}")
+            lines += [f"    {f.message[:300]}" for f in g.findings[:4]]
+    lines.append(f"({sum(g.passed for g in report.gates)} gate(s) passed)")
+    return "\n".join(lines)
+
+
+def _answer(msg: Msg | None) -> str:
+    """The text of the agent's last step (its reply message also holds the earlier steps' texts, tool calls and
+    results): the text blocks after the last tool block, or all of it when it made no tool call."""
+    if msg is None:
+        return ""
+    if not isinstance(msg.content, list):
+        return str(msg.content or "").strip()
+    tail: list[str] = []
+    for block in msg.content:
+        if isinstance(block, TextBlock):
+            tail.append(block.text)
+        elif isinstance(block, ToolCallBlock | ToolResultBlock):
+            tail = []
+    return "\n".join(tail).strip() or (msg.get_text_content() or "").strip()
+
+
+def merge_usage(into: Usage, add: Usage, phase: str) -> None:
+    """Add a companion call's usage to the run's (its cost under its own agent, and the run's current phase)."""
+    into.model_calls += add.model_calls
+    into.input_tokens += add.input_tokens
+    into.output_tokens += add.output_tokens
+    into.priced = into.priced and add.priced
+    into.cost_usd += add.cost_usd
+    for k, v in add.cost_by_agent.items():
+        into.cost_by_agent[k] = into.cost_by_agent.get(k, 0.0) + v
+    if add.cost_usd:
+        into.cost_by_phase[phase] = into.cost_by_phase.get(phase, 0.0) + add.cost_usd
+    for k, n in add.calls_by_model.items():
+        into.calls_by_model[k] = into.calls_by_model.get(k, 0) + n
+    for k, n in add.tool_calls.items():  # by tool name, as the designers' and the trajectory's
+        into.tool_calls[k] = into.tool_calls.get(k, 0) + n
+
+
+class RunCompanions:
+    """The companions of one run session. ``model_for`` (tests): the model of a role instead of its route."""
+
+    def __init__(self, session: RunSession, model_for: Callable[[CompanionRole], ChatModelBase] | None = None,
+                 ) -> None:
+        self.s = session
+        self.policy = session.policy.companions
+        self.model_for = model_for
+        self.calls: dict[str, int] = {"explorer": 0, "reviewer": 0}
+        self.tripped: RunLimitReached | None = None
+        self._before: dict[str, str] = {}
+        self._mark = 0
+
+    # --- wiring -------------------------------------------------------------------------------------------------
+
+    def writer_tools(self) -> list[ToolBase]:
+        """``Explore`` for the writer, when the explorer is on."""
+        p = self.policy.explorer
+        return [ExploreTool(self.explore, p.max_question_chars)] if p.enabled else []
+
+    def stop_layer(self) -> CompanionStopMiddleware:
+        return CompanionStopMiddleware(lambda: self.tripped)
+
+    def turn_started(self) -> None:
+        """Remember the project and the tools' log as the turn starts: the reviewer reads the change since."""
+        project = self.s.opened.project if self.s.opened else None
+        self._before = _texts(project) if project is not None and self.policy.reviewer.enabled else {}
+        self._mark = len(self.s.writer.results.entries) if self.s.writer is not None else 0
+
+    # --- the explorer ---------------------------------------------------------------------------------------------
+
+    async def explore(self, question: str) -> tuple[bool, str]:
+        p = self.policy.explorer
+        call = await self._call("explorer", UserMsg("user", f"<question>\n{question}\n</question>"), question,
+                                p.max_calls_per_run, p.max_iters)
+        text = call.text if len(call.text) <= p.max_answer_chars else \
+            call.text[:p.max_answer_chars] + f"\n[... answer cut at {p.max_answer_chars} characters]"
+        return call.state == "answered", text
+
+    # --- the reviewer ---------------------------------------------------------------------------------------------
+
+    def _turn_failures(self) -> list[str]:
+        entries = self.s.writer.results.entries[self._mark:] if self.s.writer is not None else []
+        out: list[str] = []
+        for e in entries:
+            if isinstance(e, BuildRecord) and not e.result.ok:
+                out.append("Build FAILED: " + "; ".join(str(x) for x in e.result.errors[:3])[:400])
+            elif isinstance(e, CheckRecord) and not e.report.passed:
+                out.append("RunGame FAILED: " + ", ".join(f"{g.id}: {g.summary[:160]}" for g in e.report.failures))
+        return out
+
+    def trigger(self, report: ValidationReport) -> str | None:
+        """Why the reviewer runs after this turn (None: it does not)."""
+        p = self.policy.reviewer
+        if not p.enabled:
+            return None
+        if p.trigger == "every_turn":
+            return "every_turn"
+        if not report.passed:
+            return "failed_validation"
+        return "failed_check" if p.trigger == "failed_check" and self._turn_failures() else None
+
+    async def review(self, report: ValidationReport) -> Review | None:
+        """After a writer turn and its validation: the reviewer's findings, or None when the policy says no review.
+        A run limit the reviewer hits propagates (the run stops); any other failure is a review without findings."""
+        why = self.trigger(report)
+        if why is None:
+            return None
+        p = self.policy.reviewer
+        project = self.s.opened.project if self.s.opened else None
+        after = await asyncio.to_thread(_texts, project) if project is not None else {}
+        diff = turn_diff(self._before, after, p.max_diff_chars) or "(no file changed in this turn)"
+        during = self._turn_failures()
+        message = (f"<trigger>{why}</trigger>\n<gates>\n{_gates_text(report)}\n</gates>\n"
+                   + ("<checks-during-turn>\n" + "\n".join(during) + "\n</checks-during-turn>\n" if during else "")
+                   + f"<diff>\n{diff}\n</diff>\nReview this change. Answer with the findings JSON only.")
+        call = await self._call("reviewer", UserMsg("user", message), why, p.max_calls_per_run, p.max_iters)
+        if call.state == "stopped" and self.tripped is not None:
+            raise RunLimitReached(self.tripped.limit, self.tripped.detail)
+        findings, note = parse_findings(call.text, p.max_findings) if call.state == "answered" else ([], call.text)
+        return Review(why, findings, note, call)
+
+    # --- one call -------------------------------------------------------------------------------------------------
+
+    def _model(self, role: CompanionRole) -> tuple[ChatModelBase, ChatModelBase | None, str, ModelRoute]:
+        policy = self.s.policy
+        name, route = policy.agent_route(role)
+        if self.model_for is not None:
+            return self.model_for(role), None, name, route
+        timeout = policy.timeouts.model_call_s
+        return (build_model(name, route, timeout_s=timeout),
+                build_fallback(policy.route_chain(name)[1:], timeout_s=timeout), name, route)
+
+    async def _call(self, role: CompanionRole, message: Msg, trigger: str, max_calls: int, max_iters: int,
+                    ) -> CompanionCall:
+        t0 = time.monotonic()
+        if self.tripped is not None:
+            call = CompanionCall(role, "refused", f"{role} refused: the run already hit a limit ({self.tripped})")
+        elif self.calls[role] >= max_calls:
+            call = CompanionCall(role, "refused", f"{role} refused: this run's {max_calls} {role} call(s) are used up "
+                                 f"(companions.{role}.max_calls_per_run); work from what you have")
+        else:
+            self.calls[role] += 1
+            call = await self._run(role, message, max_iters)
+        call.duration_ms = int((time.monotonic() - t0) * 1000)
+        await self._account(call, trigger)
+        return call
+
+    async def _run(self, role: CompanionRole, message: Msg, max_iters: int) -> CompanionCall:
+        s = self.s
+        project = s.opened.project if s.opened else None
+        if project is None:
+            return CompanionCall(role, "failed", f"{role} failed: the run has no project yet")
+        model, fallback, name, route = self._model(role)
+        layers = build_run_layers(LayerContext(run_id=s.run_id, agent=role, policy=s.policy, route_name=name,
+                                               route=route, runtime=s.rt,
+                                               options=dict(s.req.options), durable=False))
+        cancel = s.req.cancel
+        tools = companion_tools(role, [Read()], project, s.rt.pack.node_modules)
+        agent = build_companion(role=role, project=project, model=model, tools=tools, max_iters=max_iters,
+                                fallback_model=fallback, layers=layers,
+                                cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
+        price = s.policy.prices.get(route.model)
+        mapper = EventMapper(s.run_id, route.model, price, agent=role, prices=s.policy.prices,
+                             redactor=s.rt.redactor)
+        final: Msg | None = None
+        try:
+            async for item in agent.reply_stream(message):
+                if isinstance(item, Msg):
+                    final = item
+                else:
+                    mapper.map(item)
+        except (asyncio.CancelledError, StaleLease):
+            raise
+        except RunLimitReached as exc:
+            self.tripped = self.tripped or RunLimitReached(exc.limit, f"{exc.detail} (the {role}'s call)")
+            return CompanionCall(role, "stopped", f"{role} stopped: {exc}", mapper.usage)
+        except Exception as exc:  # noqa: BLE001 - a companion's failure is reported to its caller, never a crash
+            return CompanionCall(role, "failed", f"{role} failed: {type(exc).__name__}: {str(exc)[:300]}",
+                                 mapper.usage)
+        if final is None and agent.state.context:
+            final = agent.state.context[-1]
+        text = _answer(final)
+        return CompanionCall(role, "answered" if text else "failed", text or f"{role} gave no answer", mapper.usage)
+
+    async def _account(self, call: CompanionCall, trigger: str) -> None:
+        s = self.s
+        u = call.usage
+        merge_usage(s.mapper.usage, u, s.mapper.phase)
+        findings = 0
+        if call.role == "reviewer" and call.state == "answered":
+            findings = len(parse_findings(call.text, self.policy.reviewer.max_findings)[0])
+        first = call.text.strip().splitlines()[0] if call.text.strip() else ""
+        await s.emit(CompanionCalled(
+            run_id=s.run_id, agent=call.role, trigger=s.rt.redactor.summary(trigger, 300), state=call.state,
+            duration_ms=call.duration_ms, model_calls=u.model_calls, input_tokens=u.input_tokens,
+            output_tokens=u.output_tokens, cost_usd=round(u.cost_usd, 6) if u.priced else None, findings=findings,
+            summary=s.rt.redactor.summary(first, 200)))
+
+
+def attach_companions(session: RunSession, layers: RunLayers) -> list[ToolBase]:
+    """Give the run its companions (a test may have set ``session.companions`` already): their stop layer joins
+    the writer's breakers; the returned tools (``Explore`` when the explorer is on) join the writer's toolkit."""
+    comp = session.companions if session.companions is not None else RunCompanions(session)
+    session.companions = comp
+    layers.breakers = [*layers.breakers, comp.stop_layer()]
+    return comp.writer_tools()
