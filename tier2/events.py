@@ -27,6 +27,7 @@ __all__ = [
     "CaseHit",
     "CaseRecorded",
     "PolicyRefused",
+    "DocsHint",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
@@ -172,9 +173,19 @@ class PolicyRefused(_Event):
     reason: str
 
 
+class DocsHint(_Event):
+    """A failing Build/RunGame result named an engine API: the docs sections for it were appended to the result
+    the writer reads (`tier2.learning.docs_hints`)."""
+
+    type: Literal["docs_hint"] = "docs_hint"
+    tool: str
+    mentions: list[str] = Field(default_factory=list)  # the API expressions the failure names
+    sections: list[str] = Field(default_factory=list)  # the section ids appended
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded,
+    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded | DocsHint,
     Field(discriminator="type"),
 ]
 

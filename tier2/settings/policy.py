@@ -14,8 +14,9 @@ from tier2.settings.agents import check_routing, fallback_chain, resolve_role
 from tier2.settings.sandbox import SandboxPolicy
 from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING
 
-__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "LearningPolicy", "LegibilityPolicy",
-           "ModelRoute", "Policy", "Price", "StuckPolicy", "TimeoutPolicy", "ToolsPolicy", "WriterPolicy"]
+__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "EngineDocsPolicy", "LearningPolicy",
+           "LegibilityPolicy", "ModelRoute", "Policy", "Price", "StuckPolicy", "TimeoutPolicy", "ToolsPolicy",
+           "WriterPolicy"]
 
 
 class ModelRoute(BaseModel):
@@ -157,6 +158,16 @@ class LearningPolicy(BaseModel):
     diff_chars: int = Field(default=2000, ge=0, le=20_000)  # of each offered fix's diff
 
 
+class EngineDocsPolicy(BaseModel):
+    """Engine-doc retrieval (`tier2.packs.retrieval`, config/policy/engine_docs.yaml)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tool: bool = True  # give the writer the EngineDocs tool
+    hints: bool = True  # append the docs of an API a failing Build/RunGame names to the result the writer reads
+    hint_sections: int = Field(default=2, ge=1, le=5)  # sections appended per failing result
+    hint_chars: int = Field(default=2500, ge=200, le=10_000)  # bound of the appended text
+
+
 class BudgetOverride(BaseModel):
     """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy.
 
@@ -201,6 +212,7 @@ class Policy(BaseModel):
     sandbox: SandboxPolicy = SandboxPolicy()  # may only lower the security config's [sandbox]
     tools: ToolsPolicy = ToolsPolicy()  # may only lower the security config's [tools]
     learning: LearningPolicy = LearningPolicy()
+    engine_docs: EngineDocsPolicy = EngineDocsPolicy()
     source_hash: str = ""
 
     @model_validator(mode="after")

@@ -9,6 +9,7 @@ from tier2.packs.retrieval.facet import DocsFacet, load_facet
 from tier2.packs.retrieval.index import DocsIndex, Hit, load_docs_index
 from tier2.packs.retrieval.resolve import ApiMention, api_mentions
 from tier2.packs.retrieval.sections import Section, parse_dts, split_markdown
+from tier2.packs.retrieval.source import DocsSource, format_hit, format_hits
 
-__all__ = ["ApiMention", "DocsFacet", "DocsIndex", "Hit", "Section", "api_mentions", "load_docs_index", "load_facet",
-           "parse_dts", "split_markdown"]
+__all__ = ["ApiMention", "DocsFacet", "DocsIndex", "DocsSource", "Hit", "Section", "api_mentions", "format_hit",
+           "format_hits", "load_docs_index", "load_facet", "parse_dts", "split_markdown"]

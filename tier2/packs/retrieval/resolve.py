@@ -17,20 +17,21 @@ __all__ = ["ApiMention", "api_mentions", "segments", "close"]
 
 _EXPR = r"[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\((?:[^()]|\([^()]*\))*\)|\[[^\]]*\])*"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # the engine-call gate: "`this.add.sprit` — Phaser.GameObjects.GameObjectFactory has no member 'sprit' ..."
-    ("no_member", re.compile(r"`(?P<expr>[^`]{1,200})`\s*[—-]+\s*(?P<owner>[\w$.]+) has no member '(?P<member>[\w$]+)'")),
+    # the engine-call gate: "`this.add.sprit` — <Namespace>.GameObjectFactory has no member 'sprit' ..."
+    ("no_member", re.compile(r"`(?P<expr>[^`]{1,200})`\s*[—-]+\s*(?P<owner>[\w$.]+) has no member "
+                             r"'(?P<member>[\w$]+)'")),
     # Safari: "undefined is not an object (evaluating 'this.player.body.setVelocityX')"
     ("evaluating", re.compile(rf"is not an object \(evaluating '(?P<expr>{_EXPR})'\)")),
     # Firefox: can't access property "setVelocityX", this.player.body is undefined
     ("reading", re.compile(rf"can't access property \"(?P<member>[\w$]+)\",? (?P<expr>{_EXPR}) is (?:undefined|null)")),
-    # V8: "this.physics.add.sprit is not a function", "Phaser.Physics.Arcade.Sprit is not a constructor"
+    # V8: "this.physics.add.sprit is not a function", "Engine.Physics.Sprit is not a constructor"
     ("not_a_function", re.compile(rf"(?P<expr>{_EXPR}) is not a (?:function|constructor)")),
     # V8: "Cannot read properties of undefined (reading 'setVelocityX')", "... (setting 'x')"
     ("reading", re.compile(r"Cannot (?:read|set) propert(?:y|ies) of (?:undefined|null) \((?:reading|setting) "
                            r"'(?P<member>[\w$]+)'\)")),
     # older V8: "Cannot read property 'setVelocityX' of undefined"
     ("reading", re.compile(r"Cannot (?:read|set) property '(?P<member>[\w$]+)' of (?:undefined|null)")),
-    # Firefox: "this.player.body is undefined", ReferenceError: "Phaser is not defined"
+    # Firefox: "this.player.body is undefined", ReferenceError: "Engine is not defined"
     ("undefined", re.compile(rf"(?P<expr>{_EXPR}) is (?:undefined|null|not defined)\b")),
 )
 _NOISE = {"undefined", "null", "object", "this", "window", "document", "e", "t", "i", "n", "s", "r", "o"}

@@ -22,6 +22,7 @@ const SUMMARY = {
   case_hit: (d) => `case library ${d.action} ${d.fixer || ''} for ${d.gate}`
     + (d.action === 'applied' ? (d.fixed ? ' → fixed, no model call' : ' → not fixed') : ''),
   case_recorded: (d) => `case recorded for ${d.gate} (${d.scope}${d.fixer ? `, fixer ${d.fixer}` : ''})`,
+  docs_hint: (d) => `engine docs for ${(d.mentions || []).join(', ')}: ${(d.sections || []).join(', ')}`,
 };
 
 export function eventRow(ev) {
