@@ -26,6 +26,7 @@ from tier2.events import Phase as PhaseName
 from tier2.middleware.budget import spend_guard_of
 from tier2.models.routing import build_fallback, build_model
 from tier2.runs.delivery import design_record, write_delivery
+from tier2.runs.docs import attach_docs
 from tier2.runs.l3 import l3_scorer
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.library import attach_library
@@ -223,6 +224,7 @@ class RunSession:
                                      cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
         results = ToolResults()
         checks = attach_library(self, layers, results, self.tenant)
+        attach_docs(self, layers)  # engine-doc hints on failing results, outside the library's layer
         resume = self.req.resume
         if resume is not None:  # files and conversation agree: the files of the checkpoint this attempt resumes
             await ws.restore(resume.state_json)
@@ -235,7 +237,7 @@ class RunSession:
             home=workspace_home(self.rt.settings.workspaces, opened.project_id),
             write_limit=min(self.rt.security.tools.max_write_bytes,
                             self.policy.tools.max_write_bytes or self.rt.security.tools.max_write_bytes),
-            sandbox=ws.sandbox, commands=ws.commands)
+            sandbox=ws.sandbox, commands=ws.commands, docs_cache=self.rt.settings.docs_cache)
         if checks is not None:
             checks.ctx = handle.tools
         if resume is None and layers.checkpoint:

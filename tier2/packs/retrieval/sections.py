@@ -48,7 +48,8 @@ class Section:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["params"] = list(self.params)
-        return {k: v for k, v in data.items() if v not in ("", False, [])}
+        optional = ("deprecated", "type", "extends", "params")
+        return {k: v for k, v in data.items() if k not in optional or v not in ("", False, [])}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Section:
