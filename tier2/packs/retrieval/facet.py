@@ -37,6 +37,9 @@ class DocsFacet(BaseModel):
     aliases: dict[str, str] = {}
     #: id prefix → rank weight (longest prefix wins; default 1.0)
     priors: dict[str, float] = {}
+    #: an API that is gone (removed, renamed, from an older major version) → the sections that replace it; keys are
+    #: ``Owner#member``, a bare member name or a dotted tail (``time.events``)
+    replaced: dict[str, list[str]] = {}
     #: a query longer than this is cut (hostile or pasted logs)
     max_query_chars: int = Field(default=2000, gt=0, le=20_000)
 

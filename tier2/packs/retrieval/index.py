@@ -70,10 +70,12 @@ class Hit:
 class DocsIndex:
     def __init__(self, meta: dict[str, Any], sections: list[Section], postings: dict[str, list[list[int]]],
                  lengths: list[int], receivers: dict[str, str], aliases: dict[str, str],
-                 priors: dict[str, float], max_query_chars: int = 2000) -> None:
+                 priors: dict[str, float], max_query_chars: int = 2000,
+                 replaced: dict[str, list[str]] | None = None) -> None:
         self.meta, self.sections, self.postings, self.lengths = meta, sections, postings, lengths
         self.receivers, self.aliases, self.priors = receivers, aliases, priors
         self.max_query_chars = max_query_chars
+        self.replaced = replaced or {}
         self.avgdl = sum(lengths) / max(1, len(lengths))
         self.by_id = {s.id: i for i, s in enumerate(sections)}
         self.members: dict[str, dict[str, str]] = {}  # owner id -> member name -> section id
@@ -121,16 +123,40 @@ class DocsIndex:
 
     def resolve(self, mention: ApiMention) -> list[str]:
         """The ids an error's API mention most likely means, best first (empty: nothing declared fits)."""
+        out: list[str] = []
+
+        def add(ids: Iterable[str]) -> None:
+            out.extend(i for i in ids if i not in out and self.get(i) is not None)
+
         if mention.owner and self.get(mention.owner) is not None:
-            found = self._member(mention.owner, mention.member, fuzzy=True)
-            if found:
-                return found
+            add(self._last(mention.owner, mention.member, [mention.member]))
         chain = segments(mention.expr) if mention.expr else []
+        if mention.kind == "reading":  # ``expr`` is the object that was undefined: its docs, then the member's
+            if chain:
+                add(self._walk(chain) or self._replaced([n for n, _ in chain]) or self._by_name(chain[-1][0]))
+            add(self._replaced([mention.member]) or self._by_name(mention.member))
+            return out
         if len(chain) >= 2:
-            found = self._walk(chain)
-            if found:
-                return found
-        return self._by_name(mention.member)
+            add(self._walk(chain))
+        if not out:
+            add(self._replaced([n for n, _ in chain] or [mention.member]) or self._by_name(mention.member))
+        return out
+
+    def _replaced(self, names: list[str], owner: str = "") -> list[str]:
+        """What the pack says replaces a gone API: ``Owner#member``, then the longest dotted tail of ``names``."""
+        if owner and f"{owner}#{names[-1]}" in self.replaced:
+            return list(self.replaced[f"{owner}#{names[-1]}"])
+        for i in range(len(names)):
+            tail = ".".join(names[i:])
+            if tail in self.replaced:
+                return list(self.replaced[tail])
+        return []
+
+    def _last(self, owner: str, name: str, names: list[str]) -> list[str]:
+        """The last name of a chain on its resolved owner: the member, a replacement the pack names, a typo's
+        closest members, else the owner itself (the class whose docs say what it has)."""
+        return (self._member(owner, name, fuzzy=False) or self._replaced(names, owner)
+                or self._member(owner, name, fuzzy=True) or [owner])
 
     def _by_name(self, name: str) -> list[str]:
         ids = self.by_name.get(name) or [i for n in close(name, self.by_name, n=2, cutoff=0.8)
@@ -169,14 +195,12 @@ class DocsIndex:
                     if hit is None and last:
                         hit = next((kids[n] for n in close(name, kids, n=1)), None)
                     if last:
-                        return [hit] if hit else []
+                        return [hit] if hit else self._replaced(names)
                     cur = hit
                     continue
-                found = self._member(cur, name, fuzzy=last)
                 if last:
-                    if found:
-                        return found
-                    break
+                    return self._last(cur, name, names)
+                found = self._member(cur, name, fuzzy=False)
                 if not found:
                     cur = None
                     break
@@ -217,10 +241,11 @@ class DocsIndex:
             chain = segments(query)
             if chain:
                 mentions = [ApiMention("expression", query.strip(), chain[-1][0])]
-        for m_rank, mention in enumerate(mentions[:3]):
+        # each mention's answers, interleaved: every mention's best first, then every mention's second...
+        for m_rank, mention in enumerate(mentions[:4]):
+            why = "resolved" if (mention.owner or len(segments(mention.expr)) >= 2) else "name"
             for rank, sid in enumerate(self.resolve(mention)[:top_k]):
-                why = "resolved" if (mention.owner or len(segments(mention.expr)) >= 2) else "name"
-                hits.setdefault(sid, Hit(self.sections[self.by_id[sid]], 1000.0 - 10 * m_rank - rank, why))
+                hits.setdefault(sid, Hit(self.sections[self.by_id[sid]], 1000.0 - 10 * rank - m_rank, why))
         scores = self._bm25(self._expand(tokens(query)))
         ranked = sorted(scores.items(), key=lambda p: (-p[1] * self.prior(self.sections[p[0]].id),
                                                        self.sections[p[0]].id))
@@ -233,12 +258,13 @@ class DocsIndex:
     def to_json(self) -> dict[str, Any]:
         return {"meta": self.meta, "sections": [s.to_json() for s in self.sections], "postings": self.postings,
                 "lengths": self.lengths, "receivers": self.receivers, "aliases": self.aliases,
-                "priors": self.priors, "max_query_chars": self.max_query_chars}
+                "priors": self.priors, "max_query_chars": self.max_query_chars, "replaced": self.replaced}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DocsIndex:
         return cls(data["meta"], [Section.from_json(s) for s in data["sections"]], data["postings"],
-                   data["lengths"], data["receivers"], data["aliases"], data["priors"], data["max_query_chars"])
+                   data["lengths"], data["receivers"], data["aliases"], data["priors"], data["max_query_chars"],
+                   data.get("replaced"))
 
 
 def build_index(facet: LoadedFacet) -> DocsIndex:
@@ -265,7 +291,8 @@ def build_index(facet: LoadedFacet) -> DocsIndex:
             "build_ms": int((time.perf_counter() - started) * 1000)}
     spec = facet.spec
     return DocsIndex(meta, sections, dict(sorted(postings.items())), lengths, dict(spec.receivers),
-                     dict(spec.aliases), dict(spec.priors), spec.max_query_chars)
+                     dict(spec.aliases), dict(spec.priors), spec.max_query_chars,
+                     {k: list(v) for k, v in spec.replaced.items()})
 
 
 _MEMO: dict[str, DocsIndex] = {}

@@ -71,8 +71,16 @@ def segments(expr: str) -> list[tuple[str, bool]]:
     return chain
 
 
+def _prefix_of(text: str, member: str) -> str:
+    """The expression an error text shows in front of ``.member`` (``this.physics`` for 'world' in
+    ``this.physics.world.setBounds()``): the object that was undefined."""
+    m = re.search(rf"({_EXPR})\.{re.escape(member)}\b", text)
+    return m.group(1) if m else ""
+
+
 def api_mentions(text: str, limit: int = 8) -> list[ApiMention]:
-    """The API mentions of an error text, in order of appearance, without duplicates (at most ``limit``)."""
+    """The API mentions of an error text, in order of appearance, without duplicates (at most ``limit``): the
+    failing member of each error form, then every other dotted expression the text shows (``map.putTileAt(…)``)."""
     found: list[tuple[int, ApiMention]] = []
     taken: list[tuple[int, int]] = []
     for kind, pattern in _PATTERNS:
@@ -87,8 +95,14 @@ def api_mentions(text: str, limit: int = 8) -> list[ApiMention]:
                 continue
             if kind == "undefined" and len(chain) > 1:
                 member = chain[-1][0]
+            if kind == "reading" and not expr:
+                expr = _prefix_of(text, member)
             found.append((m.start(), ApiMention(kind, expr, member, groups.get("owner") or "")))
             taken.append((m.start(), m.end()))
+    for m in re.finditer(_EXPR, text):
+        chain = segments(m.group(0))
+        if len(chain) >= 2 and not any(a <= m.start() < b for a, b in taken):
+            found.append((m.start(), ApiMention("expression", m.group(0), chain[-1][0])))
     seen: set[tuple[str, str]] = set()
     out: list[ApiMention] = []
     for _, mention in sorted(found, key=lambda p: p[0]):
