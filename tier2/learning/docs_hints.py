@@ -36,7 +36,9 @@ def docs_hint(index: DocsIndex, text: str, sections: int = 2, limit: int = 2500)
     """The note for a failing result's text: (note, mentions, section ids); an empty note when nothing resolves."""
     mentions, ids = [], []
     hits: list[Hit] = []
-    for mention in api_mentions(text[:_SCAN_CHARS], limit=4):
+    for mention in api_mentions(text[:_SCAN_CHARS], limit=8):
+        if mention.kind == "expression":  # only what an error form names: a report's other dotted words are noise
+            continue
         resolved = index.resolve(mention)
         if not resolved:
             continue

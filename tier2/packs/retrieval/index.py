@@ -138,8 +138,9 @@ class DocsIndex:
             return out
         if len(chain) >= 2:
             add(self._walk(chain))
-        if not out:
-            add(self._replaced([n for n, _ in chain] or [mention.member]) or self._by_name(mention.member))
+        if not out:  # a bare expression met in any text must name a member exactly: no typo guessing
+            add(self._replaced([n for n, _ in chain] or [mention.member])
+                or self._by_name(mention.member, fuzzy=mention.kind != "expression"))
         return out
 
     def _replaced(self, names: list[str], owner: str = "") -> list[str]:
@@ -158,9 +159,9 @@ class DocsIndex:
         return (self._member(owner, name, fuzzy=False) or self._replaced(names, owner)
                 or self._member(owner, name, fuzzy=True) or [owner])
 
-    def _by_name(self, name: str) -> list[str]:
-        ids = self.by_name.get(name) or [i for n in close(name, self.by_name, n=2, cutoff=0.8)
-                                         for i in self.by_name[n]]
+    def _by_name(self, name: str, fuzzy: bool = True) -> list[str]:
+        ids = self.by_name.get(name) or ([i for n in close(name, self.by_name, n=2, cutoff=0.8)
+                                          for i in self.by_name[n]] if fuzzy else [])
         return sorted(ids, key=lambda i: (-self.prior(i), i))
 
     def _start(self, names: list[str]) -> Iterable[tuple[int, str]]:
