@@ -40,6 +40,8 @@ class DocsFacet(BaseModel):
     #: an API that is gone (removed, renamed, from an older major version) → the sections that replace it; keys are
     #: ``Owner#member``, a bare member name or a dotted tail (``time.events``)
     replaced: dict[str, list[str]] = {}
+    #: `tier2 packs check`: a query whose first answer must be ``expect`` (the index builds and answers)
+    check: dict[str, str] = {}
     #: a query longer than this is cut (hostile or pasted logs)
     max_query_chars: int = Field(default=2000, gt=0, le=20_000)
 
