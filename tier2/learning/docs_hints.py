@@ -34,7 +34,8 @@ _SCAN_CHARS = 20_000  # of a failing result's text scanned for API mentions
 
 def docs_hint(index: DocsIndex, text: str, sections: int = 2, limit: int = 2500) -> tuple[str, list[str], list[str]]:
     """The note for a failing result's text: (note, mentions, section ids); an empty note when nothing resolves."""
-    mentions, ids = [], []
+    mentions: list[str] = []
+    ids: list[str] = []
     hits: list[Hit] = []
     for mention in api_mentions(text[:_SCAN_CHARS], limit=8):
         if mention.kind == "expression":  # only what an error form names: a report's other dotted words are noise
