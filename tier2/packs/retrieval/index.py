@@ -8,6 +8,7 @@ kept per process. Deterministic: the same files give the same index and the same
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -28,7 +29,7 @@ from tier2.packs.retrieval.sections import Section, parse_dts, split_markdown
 
 __all__ = ["DocsIndex", "Hit", "INDEX_SCHEMA", "build_index", "load_docs_index", "tokens"]
 
-INDEX_SCHEMA = 1
+INDEX_SCHEMA = 2
 _K1, _B = 1.2, 0.75
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|\d+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -37,17 +38,20 @@ _STOP = frozenset("a an and are as at be by can for from has have how i if in in
 _DOC_CHARS = 1500  # of a section's doc text that is indexed
 
 
+@functools.lru_cache(maxsize=65536)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    low = word.lower()
+    if low in _STOP:
+        return ()
+    parts = [p.lower() for p in _CAMEL.findall(word.replace("$", "_"))]
+    return (low, *(p for p in parts if p not in _STOP and p != low)) if len(parts) > 1 else (low,)
+
+
 def tokens(text: str) -> list[str]:
     """Lower-case tokens: every identifier whole and, when it has parts, its camelCase/snake parts."""
     out: list[str] = []
     for word in _WORD.findall(text):
-        low = word.lower()
-        if low in _STOP:
-            continue
-        out.append(low)
-        parts = [p.lower() for p in _CAMEL.findall(word.replace("$", "_"))]
-        if len(parts) > 1:
-            out += [p for p in parts if p not in _STOP and p != low]
+        out += _word_tokens(word)
     return out
 
 
@@ -68,7 +72,7 @@ class Hit:
 
 
 class DocsIndex:
-    def __init__(self, meta: dict[str, Any], sections: list[Section], postings: dict[str, list[list[int]]],
+    def __init__(self, meta: dict[str, Any], sections: list[Section], postings: dict[str, list[int]],
                  lengths: list[int], receivers: dict[str, str], aliases: dict[str, str],
                  priors: dict[str, float], max_query_chars: int = 2000,
                  replaced: dict[str, list[str]] | None = None) -> None:
@@ -226,8 +230,9 @@ class DocsIndex:
             post = self.postings.get(tok)
             if not post:
                 continue
-            idf = math.log(1 + (n - len(post) + 0.5) / (len(post) + 0.5))
-            for doc, tf in post:
+            df = len(post) // 2  # flat: doc, tf, doc, tf...
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            for doc, tf in zip(post[::2], post[1::2], strict=True):
                 norm = tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * self.lengths[doc] / self.avgdl))
                 scores[doc] = scores.get(doc, 0.0) + idf * norm
         return scores
@@ -277,13 +282,13 @@ def build_index(facet: LoadedFacet) -> DocsIndex:
     for guide in facet.guide_files():
         sections += split_markdown(guide.read_text(encoding="utf-8"), str(guide.relative_to(pack.root)))
     sections.sort(key=lambda s: s.id)
-    postings: dict[str, list[list[int]]] = {}
+    postings: dict[str, list[int]] = {}
     lengths: list[int] = []
     for i, sec in enumerate(sections):
         terms = _section_terms(sec)
         lengths.append(sum(terms.values()))
         for tok, tf in sorted(terms.items()):
-            postings.setdefault(tok, []).append([i, tf])
+            postings.setdefault(tok, []).extend((i, tf))
     kinds = Counter(s.kind for s in sections)
     meta = {"schema": INDEX_SCHEMA, "pack": pack.ref, "engine": pack.manifest.engine.name,
             "engine_version": facet.engine_version(), "types": types_rel, "types_sha256": facet.types_sha256(),
