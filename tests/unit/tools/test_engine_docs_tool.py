@@ -119,3 +119,24 @@ async def test_the_layer_appends_to_failing_checks_only_and_records_it(pack: Pac
     off = EngineDocsMiddleware(DocsSource(pack, tmp_path), EngineDocsPolicy(hints=False), "r-1", emit)
     assert await _through(off, "RunGame", failed) is failed
     assert len(events) == 1
+
+
+def test_the_run_puts_the_hint_layer_outside_the_case_library(pack: Pack, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from agentscope.middleware import MiddlewareBase
+
+    from tier2.middleware import RunLayers
+    from tier2.runs.docs import attach_docs
+    from tier2.settings.loader import Settings
+
+    async def emit(event: Any) -> None: ...
+
+    library = MiddlewareBase()
+    session: Any = SimpleNamespace(rt=SimpleNamespace(pack=pack, settings=Settings(workspaces=tmp_path)),
+                                   policy=SimpleNamespace(engine_docs=EngineDocsPolicy()), run_id="r-1", emit=emit)
+    layers = RunLayers(learning=[library])
+    layer = attach_docs(session, layers)
+    assert layer is not None and list(layers.learning) == [layer, library]  # outer: it reads the library's result
+    session.policy = SimpleNamespace(engine_docs=EngineDocsPolicy(hints=False))
+    assert attach_docs(session, RunLayers()) is None
