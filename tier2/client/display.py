@@ -162,6 +162,8 @@ class ProgressDisplay:
             return None
         if e.type == "case_hit" and e.action == "applied":
             return f"library · {e.fixer} for {e.gate} → {'fixed' if e.fixed else 'not fixed'}"
+        if e.type == "docs_hint":
+            return f"docs · {e.tool} result + {', '.join(e.sections)}"
         if e.type == "cancel_requested":
             return f"cancel requested{f' by {e.by}' if e.by else ''}"
         if e.type == "run_finished":

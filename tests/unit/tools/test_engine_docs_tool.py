@@ -140,3 +140,15 @@ def test_the_run_puts_the_hint_layer_outside_the_case_library(pack: Pack, tmp_pa
     assert layer is not None and list(layers.learning) == [layer, library]  # outer: it reads the library's result
     session.policy = SimpleNamespace(engine_docs=EngineDocsPolicy(hints=False))
     assert attach_docs(session, RunLayers()) is None
+
+
+def test_the_progress_display_shows_a_hint() -> None:
+    import io
+
+    from tier2.client.display import ProgressDisplay
+
+    out = io.StringIO()
+    with ProgressDisplay(out) as display:
+        display.feed(1, DocsHint(run_id="r-1", tool="RunGame", mentions=["t.add.text(...).setOrign"],
+                                 sections=["Phaser.GameObjects.Text#setOrigin"], at=1_700_000_000.0))
+    assert "docs · RunGame result + Phaser.GameObjects.Text#setOrigin" in out.getvalue()
