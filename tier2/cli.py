@@ -174,7 +174,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_packs(args: argparse.Namespace) -> int:
-    """``tier2 packs list|show|check``: the capability packs and their genres."""
+    """``tier2 packs list|show|docs|lookup|check``: the capability packs, their genres and their docs."""
     from tier2.packs import load_pack
     from tier2.runs.pack_check import check_pack
 
@@ -193,6 +193,10 @@ def cmd_packs(args: argparse.Namespace) -> int:
         state = ("is stale" if args.check else "updated") if stale else "up to date"
         print(f"{pack.ref}: data-tables skill {state}")
         return 1 if stale and args.check else 0
+    if args.packs_command == "lookup":
+        from tier2.runs.docs import lookup_command
+
+        return lookup_command(settings, pack, " ".join(args.query), args.top_k, args.json)
     if args.packs_command == "show":
         info = {"pack": pack.ref, "root": str(pack.root), "engine": pack.manifest.engine.model_dump(),
                 "contract": pack.manifest.contract, "default_genre": pack.manifest.default_genre,
@@ -297,6 +301,12 @@ def build_parser() -> argparse.ArgumentParser:
     kd.add_argument("pack")
     kd.add_argument("--check", action="store_true", help="only say whether they are stale (exit 1 if so)")
     kd.set_defaults(fn=cmd_packs)
+    kl = ks.add_parser("lookup", help="the top sections of the pack's engine docs for an error, expression or question")
+    kl.add_argument("pack")
+    kl.add_argument("query", nargs="+")
+    kl.add_argument("--top-k", type=int, default=3, help="sections to print (1-8, default 3)")
+    kl.add_argument("--json", action="store_true")
+    kl.set_defaults(fn=cmd_packs)
     kc = ks.add_parser("check", help="validate a pack: manifests, schemas, skills, builders, templates played")
     kc.add_argument("pack")
     kc.add_argument("--genre", action="append", help="check only this genre (repeatable)")

@@ -29,6 +29,7 @@ __all__ = [
     "PolicyRefused",
     "ContextCompressed",
     "CompanionCalled",
+    "DocsHint",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
@@ -207,9 +208,20 @@ class CompanionCalled(_Event):
     summary: str = ""  # the first line of the answer, or why it was refused/stopped
 
 
+class DocsHint(_Event):
+    """A failing Build/RunGame result named an engine API: the docs sections for it were appended to the result
+    the writer reads (`tier2.learning.docs_hints`)."""
+
+    type: Literal["docs_hint"] = "docs_hint"
+    tool: str
+    mentions: list[str] = Field(default_factory=list)  # the API expressions the failure names
+    sections: list[str] = Field(default_factory=list)  # the section ids appended
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
-    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded | ContextCompressed | CompanionCalled,
+    | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded | ContextCompressed | CompanionCalled
+    | DocsHint,
     Field(discriminator="type"),
 ]
 

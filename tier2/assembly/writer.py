@@ -22,6 +22,7 @@ from tier2.sandbox import CommandSessions, Sandbox
 from tier2.settings.loader import Policy
 from tier2.tools import GameToolContext, ToolResults, make_file_tools, make_game_tools
 from tier2.tools.commands import CommandQuiesceMiddleware, make_command_tools
+from tier2.tools.docs import make_docs_tools
 from tier2.validators import ValidationRunner
 from tier2.workspace import project_workspace
 
@@ -79,11 +80,13 @@ async def build_writer(
     state_json: str | None = None, layers: RunLayers | None = None, fallback_model: ChatModelBase | None = None,
     home: Path | None = None, write_limit: int = MAX_WRITE_BYTES, results: ToolResults | None = None,
     sandbox: Sandbox | None = None, commands: CommandSessions | None = None, extra_tools: Sequence[ToolBase] = (),
+    docs_cache: Path | None = None,
 ) -> WriterHandle:
     """``home``: the AgentScope workspace's own directory (MCP config, skills index, offloaded context) — outside
     the project; by default a hidden sibling of it. ``sandbox``: the run's workspace kind (builds run inside it
     unless it is ``local``); ``commands``: the writer's command sessions in it (gives the writer Bash);
-    ``extra_tools``: the run's own tools for the writer (``Explore``, `tier2.runs.companions`)."""
+    ``extra_tools``: the run's own tools for the writer (``Explore``, `tier2.runs.companions`);
+    ``docs_cache``: where the pack's engine-docs index is cached (the EngineDocs tool)."""
     home = home or project.parent / f".{project.name}.agent"
     workspace = project_workspace(project_id, project, home, pack.skill_dirs)
     await workspace.initialize()
@@ -93,8 +96,9 @@ async def build_writer(
                                launcher=sandbox.launcher if sandbox is not None and sandbox.kind != "local" else None)
     file_tools = [t for t in await workspace.list_tools() if t.name in WRITER_FILE_TOOLS]
     command_tools = make_command_tools(commands) if commands is not None else []
+    docs_tools = make_docs_tools(pack, docs_cache) if policy.engine_docs.tool else []  # EngineDocs
     toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + command_tools
-                      + list(extra_tools),
+                      + docs_tools + list(extra_tools),
                       skills_or_loaders=await workspace.list_skills())
     system_prompt = render_prompt(
         "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,

@@ -172,6 +172,8 @@ class ProgressDisplay:
                 s.priced = False
             found = f" · {e.findings} finding(s)" if e.agent == "reviewer" and e.state == "answered" else ""
             return f"{e.agent} · {e.state} · {e.trigger[:100]}{found} · {e.model_calls} model call(s)"
+        if e.type == "docs_hint":
+            return f"docs · {e.tool} result + {', '.join(e.sections)}"
         if e.type == "cancel_requested":
             return f"cancel requested{f' by {e.by}' if e.by else ''}"
         if e.type == "run_finished":

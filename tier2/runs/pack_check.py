@@ -24,6 +24,7 @@ from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import PackError, Tier2Error
 from tier2.packs import Genre, Pack, load_pack
 from tier2.packs.docs import sync_skill
+from tier2.packs.retrieval import load_docs_index, load_facet
 from tier2.settings.loader import PolicyStore, Settings, load_security
 from tier2.validators import ValidationRunner
 from tier2.validators.data.pack_checks import genre_data_gates
@@ -100,6 +101,26 @@ async def _play_line(runner: ValidationRunner, pack: Pack, genre: Genre, brief: 
                      detail + ("; FAILING " + " | ".join(failing)[:900] if failing else ""))
 
 
+def _docs_line(pack: Pack, settings: Settings) -> CheckLine:
+    """The docs facet's index builds (or loads from its cache) and answers the facet's own check query."""
+    what = "engine docs index builds and answers"
+    try:
+        facet = load_facet(pack)
+        index = load_docs_index(pack, settings.docs_cache)
+    except (PackError, OSError) as exc:
+        return CheckLine(what, False, str(exc)[:300])
+    meta = index.meta
+    detail = (f"{meta['engine']} {meta['engine_version']}: {meta['sections']} sections, types sha256 "
+              f"{meta['types_sha256'][:12]}, {meta['cache']}")
+    query, expect = facet.spec.check.get("query"), facet.spec.check.get("expect")
+    if not query or not expect:
+        return CheckLine(what, True, detail + "; no check query in the facet")
+    got = [h.section.id for h in index.search(query, 3)]
+    ok = bool(got) and got[0] == expect
+    return CheckLine(what, ok, detail + f"; “{query}” → {got[0] if got else 'nothing'}"
+                     + ("" if ok else f" (expected {expect})"))
+
+
 async def check_pack(settings: Settings, pack_id: str, genres: list[str] | None = None, play: bool = True,
                      out: Path | None = None, progress: Callable[[CheckLine], None] | None = None) -> list[CheckLine]:
     """Every check as a line (see the module doc); never raises for a broken pack — it fails a line."""
@@ -131,6 +152,7 @@ async def check_pack(settings: Settings, pack_id: str, genres: list[str] | None 
                       f"stale: run `tier2 packs docs {pack.id}`" if stale else ""))
     except PackError as exc:
         add(CheckLine("data-tables skill matches the schemas", False, str(exc)))
+    add(_docs_line(pack, settings))
     chosen = [pack.genre(g) for g in genres] if genres else list(pack.genres.values())
     security = load_security(settings.config_dir)
     pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args) \

@@ -28,6 +28,7 @@ from tier2.models.routing import build_fallback, build_model
 from tier2.runs.companions import RunCompanions, attach_companions
 from tier2.runs.context import attach_pins
 from tier2.runs.delivery import design_record, write_delivery
+from tier2.runs.docs import attach_docs
 from tier2.runs.l3 import l3_scorer
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.library import attach_library
@@ -228,6 +229,7 @@ class RunSession:
         checks = attach_library(self, layers, results, self.tenant)
         attach_pins(self, layers, results)  # the context layer's pinned goal, requirements, last failing gate
         companions = attach_companions(self, layers)
+        attach_docs(self, layers)  # engine-doc hints on failing results, outside the library's layer
         resume = self.req.resume
         if resume is not None:  # files and conversation agree: the files of the checkpoint this attempt resumes
             await ws.restore(resume.state_json)
@@ -240,7 +242,8 @@ class RunSession:
             home=workspace_home(self.rt.settings.workspaces, opened.project_id),
             write_limit=min(self.rt.security.tools.max_write_bytes,
                             self.policy.tools.max_write_bytes or self.rt.security.tools.max_write_bytes),
-            sandbox=ws.sandbox, commands=ws.commands, extra_tools=companions)
+            sandbox=ws.sandbox, commands=ws.commands, extra_tools=companions,
+            docs_cache=self.rt.settings.docs_cache)
         if checks is not None:
             checks.ctx = handle.tools
         if resume is None and layers.checkpoint:

@@ -82,6 +82,11 @@ class Settings(BaseSettings):
         """Durable validation cache (`tier2.validators.reuse`): beside the projects, inside none of them."""
         return self.workspaces / ".cache" / "validation"
 
+    @property
+    def docs_cache(self) -> Path:
+        """The packs' engine-doc indexes (`tier2.packs.retrieval`), keyed by pack and type-file hash."""
+        return self.workspaces / ".cache" / "docs"
+
 
 class BriefLimits(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

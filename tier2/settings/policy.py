@@ -16,8 +16,9 @@ from tier2.settings.context import ContextPolicy
 from tier2.settings.sandbox import SandboxPolicy
 from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING
 
-__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "LearningPolicy", "LegibilityPolicy",
-           "ModelRoute", "Policy", "Price", "StuckPolicy", "TimeoutPolicy", "ToolsPolicy", "WriterPolicy"]
+__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "EngineDocsPolicy", "LearningPolicy",
+           "LegibilityPolicy", "ModelRoute", "Policy", "Price", "StuckPolicy", "TimeoutPolicy", "ToolsPolicy",
+           "WriterPolicy"]
 
 
 class ModelRoute(BaseModel):
@@ -159,6 +160,16 @@ class LearningPolicy(BaseModel):
     diff_chars: int = Field(default=2000, ge=0, le=20_000)  # of each offered fix's diff
 
 
+class EngineDocsPolicy(BaseModel):
+    """Engine-doc retrieval (`tier2.packs.retrieval`, config/policy/engine_docs.yaml)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tool: bool = True  # give the writer the EngineDocs tool
+    hints: bool = True  # append the docs of an API a failing Build/RunGame names to the result the writer reads
+    hint_sections: int = Field(default=2, ge=1, le=5)  # sections appended per failing result
+    hint_chars: int = Field(default=2500, ge=200, le=10_000)  # bound of the appended text
+
+
 class BudgetOverride(BaseModel):
     """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy.
 
@@ -205,6 +216,7 @@ class Policy(BaseModel):
     learning: LearningPolicy = LearningPolicy()
     context: ContextPolicy = ContextPolicy()  # context budgets per agent (config/policy/context.yaml)
     companions: CompanionsPolicy = CompanionsPolicy()  # explorer + reviewer (config/policy/companions.yaml)
+    engine_docs: EngineDocsPolicy = EngineDocsPolicy()
     source_hash: str = ""
 
     @model_validator(mode="after")

@@ -24,6 +24,11 @@ const SUMMARY = {
   case_recorded: (d) => `case recorded for ${d.gate} (${d.scope}${d.fixer ? `, fixer ${d.fixer}` : ''})`,
   context_compressed: (d) => `${d.agent} context compressed (#${d.seq}): ${d.tokens_before} → ${d.tokens_after} `
     + `tokens of ${d.budget_tokens}, ${d.pinned} pinned`,
+  companion_called: (d) => `${d.agent} ${d.state}: ${d.trigger}`
+    + (d.agent === 'reviewer' && d.state === 'answered' ? ` (${d.findings} finding(s))` : '')
+    + ` · ${d.model_calls} model call(s)` + (d.cost_usd !== null && d.cost_usd !== undefined
+      ? ` · $${Number(d.cost_usd).toFixed(4)}` : ''),
+  docs_hint: (d) => `engine docs for ${(d.mentions || []).join(', ')}: ${(d.sections || []).join(', ')}`,
 };
 
 export function eventRow(ev) {
