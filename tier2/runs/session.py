@@ -11,27 +11,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentscope.event import ExceedMaxItersEvent
 from agentscope.message import Msg
 
-from tier2.assembly import build_writer
-from tier2.assembly.writer import WriterHandle
 from tier2.errors import BadInput, RunLimitReached, StaleLease, Tier2Error
 from tier2.events import AttemptStarted, GateResult, PhaseChanged, PolicyRefused, RunStarted, Tier2Event
 from tier2.events import Phase as PhaseName
-from tier2.middleware.budget import spend_guard_of
 from tier2.models.routing import build_fallback, build_model
-from tier2.runs.companions import RunCompanions, attach_companions
-from tier2.runs.context import attach_pins
+from tier2.runs.companions import RunCompanions
 from tier2.runs.delivery import design_record, write_delivery
-from tier2.runs.docs import attach_docs
-from tier2.runs.l3 import l3_scorer
-from tier2.runs.layers import LayerContext, build_run_layers
-from tier2.runs.library import attach_library
 from tier2.runs.owner import process_owner
 from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
 from tier2.runs.policy import RunPolicy, current_policy
@@ -39,15 +31,15 @@ from tier2.runs.progress import EventMapper, Usage
 from tier2.runs.projects import genre_for_brief
 from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
 from tier2.runs.runtime import Runtime
-from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta, open_run_workspace
+from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta
+from tier2.runs.setup import WriterSetup, setup_writer
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
 from tier2.store.policies import PolicySnapshots
 from tier2.store.records import DeliverySummary
 from tier2.telemetry import A, RunTrace
-from tier2.tools import ToolResults
 from tier2.validators import ValidationReport, ValidationRunner
-from tier2.workspace import new_project, snapshot, workspace_home
+from tier2.workspace import new_project, snapshot
 from tier2.workspace.projects import read_project
 
 if TYPE_CHECKING:
@@ -65,15 +57,6 @@ class Opened:
     project: Path
     project_id: str
     model_info: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class WriterSetup:
-    """`RunSession.setup`: the writer agent with its layers, the validation runner and the tools' results log."""
-
-    handle: WriterHandle
-    runner: ValidationRunner
-    results: ToolResults
 
 
 @dataclass(frozen=True)
@@ -209,46 +192,9 @@ class RunSession:
         return self.opened
 
     async def setup(self, opened: Opened) -> WriterSetup:
-        """The run's layers (budget, breakers, checkpoints, operations, tracing) and the writer agent."""
-        cancel = self.req.cancel
-        layers = build_run_layers(LayerContext(
-            run_id=self.run_id, agent="writer", policy=self.policy, route_name=self.route_name, route=self.route,
-            runtime=self.rt, options=dict(self.req.options), fence=self.fence, project=opened.project, emit=self.emit,
-            progress=lambda: {"round": self.round, "usage": asdict(self.mapper.usage), "step": self.mapper.step}))
-        ws = self.workspace = await open_run_workspace(self.rt, self.run_id, self.policy, dict(self.req.options),
-                                                       opened.project, opened.project_id)
-        if layers.checkpoint:  # inside the checkpoint layer: each write step's checkpoint names its snapshot
-            layers.checkpoint = [*layers.checkpoint, ws.middleware()]
-        runner = self.runner = ValidationRunner(ws.pool or self.rt.pool, self.rt.pack, self.policy)
-        runner.launcher = ws.launcher
-        runner.cache_dir = self.rt.settings.validation_cache
-        runner.spend_guard = spend_guard_of(layers.budget)  # the ledger's report goes into the delivery
-        runner.l3_scorer = l3_scorer(self.policy, rt=self.rt, run_id=self.run_id, options=dict(self.req.options),
-                                     cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
-        results = ToolResults()
-        checks = attach_library(self, layers, results, self.tenant)
-        attach_pins(self, layers, results)  # the context layer's pinned goal, requirements, last failing gate
-        companions = attach_companions(self, layers)
-        attach_docs(self, layers)  # engine-doc hints on failing results, outside the library's layer
-        resume = self.req.resume
-        if resume is not None:  # files and conversation agree: the files of the checkpoint this attempt resumes
-            await ws.restore(resume.state_json)
-        handle = await build_writer(
-            project_id=opened.project_id, project=opened.project, pack=self.rt.pack, policy=self.policy,
-            model=self.model, runner=runner, reports_dir=self._reports(opened),
-            cancelled=(lambda: cancel.is_set()) if cancel is not None else None,
-            state_json=resume.state_json if resume else self.req.initial_state, layers=layers,
-            fallback_model=self.fallback, results=results,
-            home=workspace_home(self.rt.settings.workspaces, opened.project_id),
-            write_limit=min(self.rt.security.tools.max_write_bytes,
-                            self.policy.tools.max_write_bytes or self.rt.security.tools.max_write_bytes),
-            sandbox=ws.sandbox, commands=ws.commands, extra_tools=companions,
-            docs_cache=self.rt.settings.docs_cache)
-        if checks is not None:
-            checks.ctx = handle.tools
-        if resume is None and layers.checkpoint:
-            await ws.baseline(handle.agent)
-        self.writer = WriterSetup(handle=handle, runner=runner, results=results)
+        """The run's layers (budget, breakers, checkpoints, operations, tracing, context, learning), its
+        workspace, the validation runner and the writer agent (`tier2.runs.setup`)."""
+        self.writer = await setup_writer(self, opened)
         self.mark("setup_done")
         return self.writer
 
@@ -293,7 +239,7 @@ class RunSession:
         """The L1 verdict on the project as it is now. The writer's last RunGame check is reused when it passed on
         exactly these sources (same checks, same verdict)."""
         opened, writer = self._opened(), self._writer()
-        report_path = self._reports(opened) / "final" / "report.json"
+        report_path = self.reports_dir(opened) / "final" / "report.json"
         last = writer.results.last_passing_check()
         if last is not None and last.source_sha256 == snapshot(opened.project)["sha256"]:
             report = await writer.runner.finalize(last.report, report_path.parent, self.brief)
@@ -410,7 +356,7 @@ class RunSession:
                 "file_tools": sum(v for k, v in tool_ms.items() if k not in ("Build", "RunGame")),
                 "total": self.ms("start", "end")}
 
-    def _reports(self, opened: Opened) -> Path:
+    def reports_dir(self, opened: Opened) -> Path:
         return opened.project / ".tier2" / "reports"
 
     def _opened(self) -> Opened:
