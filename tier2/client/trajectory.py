@@ -81,10 +81,12 @@ def trajectory_lines(doc: dict[str, Any], calls_too: bool) -> list[str]:
     lines = [f"run {doc.get('run_id')}: {len(calls)} calls"]
     if calls_too:
         lines += ["STEP  AGENT        KIND        TIME  CALL", *(_call_line(c) for c in calls)]
-    lines.append("AGENT         MODEL CALLS   TOKENS IN+OUT        COST   TOOL CALLS   CASE HITS")
-    for agent, t in sorted(agent_totals(calls).items()):
+    totals = agent_totals(calls)
+    w = max([5, *(len(a) for a in totals)])
+    lines.append(f"{'AGENT':<{w}}  MODEL CALLS   TOKENS IN+OUT        COST   TOOL CALLS   CASE HITS")
+    for agent, t in sorted(totals.items()):
         cost = f"${t['cost_usd']:.4f}" if t["cost_usd"] is not None else "unpriced"
-        lines.append(f"{agent:<13} {t['model_calls']:>11}   {t['input_tokens']:>7}+{t['output_tokens']:<7} "
+        lines.append(f"{agent:<{w}}  {t['model_calls']:>11}   {t['input_tokens']:>7}+{t['output_tokens']:<7} "
                      f"{cost:>10}   {t['tool_calls']:>10}   {t['case_hits']:>9}")
     library = (doc.get("summary") or {}).get("library")
     if library:
