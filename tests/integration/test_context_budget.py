@@ -241,8 +241,10 @@ async def test_a_crash_mid_session_resumes_into_the_same_context(template_copy: 
     live = store.saved  # the state the live agent had at its last checkpoint
     assert restored["summary"] == live["summary"] and restored["context"] == live["context"]
     assert context_record(restored) == context_record(live) and context_record(restored)["seq"] >= 1
-    # the crash came after a compression and before any checkpoint held it: the resumed agent must re-do it
-    assert world.crash_seq == context_record(restored)["seq"] + 1
+    # the crash came right after a compression, at the model call: the compression's own checkpoint holds it (its
+    # record names the last covered message), so the resumed agent starts from the compressed context
+    assert world.crash_seq == context_record(restored)["seq"]
+    assert restored["summary"] and context_record(restored)["covered"]["msg_id"]
 
     # a resumed worker: a new writer from the checkpoint; its first prompt is the one the crashed call carried
     world.crash, world.resuming = False, True

@@ -10,9 +10,10 @@
 * ``on_model_call``: measures the prompt actually sent (fixed overhead for the estimate, the largest prompt so far).
 
 Everything it keeps lives in ``AgentState.middle_context[CONTEXT_STATE_KEY]`` — the compression record included
-(what it covers, the facts, the pins, a hash of the summary) — so the next checkpoint carries it and a resumed
-agent holds the summary plus only the later messages. The record is folded forward: a second compression adds
-the newly covered blocks to the previous facts; covered history is never read again.
+(what it covers, the facts, the pins, a hash of the summary) — so the checkpoint layer's save right after the
+compression carries it and a resumed agent holds the summary plus only the later messages. The record is folded
+forward: a second compression adds the newly covered blocks to the previous facts; covered history is never read
+again.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Checkpoint the agent after every tool result and at reply end (AgentScope saves state only at run end).
+"""Checkpoint the agent after every tool result, after every context compression and at reply end (AgentScope saves
+state only at run end).
 
 The run supplies ``meta`` (which round and stage it is in) and its fence; the store writes only new content
 blocks plus a small checkpoint, in one fenced script. `restorable_state` turns a checkpoint back into an
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from agentscope.middleware import MiddlewareBase
@@ -56,6 +57,15 @@ class CheckpointMiddleware(MiddlewareBase):
         async for chunk in next_handler(**input_kwargs):
             yield chunk
         await self._save(agent, "turn", wait=False)  # the tool result is in the context by now
+
+    async def on_compress_context(self, agent: Any, input_kwargs: dict[str, Any],
+                                  next_handler: Callable[..., Awaitable[None]]) -> None:
+        """A compression (the context layer's, inside this one) is a checkpoint of its own: the summary, the record
+        naming the last message it covers, and only the later messages — written before the next model call."""
+        before = agent.state.summary
+        await next_handler(**input_kwargs)
+        if agent.state.summary != before:
+            await self._save(agent, "turn", wait=True)
 
     async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
                        ) -> AsyncGenerator[Any, None]:

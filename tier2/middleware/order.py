@@ -7,7 +7,7 @@
     checkpoint  — persists the AgentState after every tool result and at reply end (resume point)
     context     — the agent's context budget (`tier2.context`): compresses on ``on_compress_context`` (no model call;
                   AgentScope's own compression never runs), cuts long tool outputs to a marker + artifact file.
-                  Inside checkpoint and breakers: the compression record lands in the next checkpoint, and the
+                  Inside checkpoint and breakers: a compression is checkpointed at once (record included), and the
                   breakers (stuck: ``compression``) and budget see the compression happen. Outside learning: the
                   library observes the full Build/RunGame result, and its note to the writer is part of what gets
                   cut (head + tail: the note, at the end, survives)

@@ -256,3 +256,33 @@ async def test_the_budget_never_exceeds_the_models_own_window() -> None:
     await narrow.compress_context()
     assert layer.budget(narrow) == 1_000 and context_record(narrow.state)["seq"] == 1
     assert await layer.estimate(narrow) < 750
+
+
+async def test_a_compression_is_a_checkpoint_of_its_own() -> None:
+    """The checkpoint layer (outside the context layer) saves right after a step whose compression changed the
+    summary, before the model call; a step without a compression writes nothing."""
+    from types import SimpleNamespace
+
+    from agentscope.state import AgentState
+
+    from tier2.middleware.checkpoint import CheckpointMiddleware
+
+    saved: list[tuple[str, str]] = []
+
+    class Store:
+        async def save(self, state: dict, meta: dict, fence: object) -> None:  # type: ignore[type-arg]
+            saved.append((meta["stage"], state["summary"]))
+
+    agent = SimpleNamespace(name="writer", state=AgentState())
+    layer = CheckpointMiddleware(Store(), None, lambda: {"round": 0})  # type: ignore[arg-type]
+
+    async def compress(**_: object) -> None:
+        agent.state.summary = "goal: … covered through m1#4"
+
+    async def nothing(**_: object) -> None:
+        return None
+
+    await layer.on_compress_context(agent, {}, nothing)
+    assert saved == []
+    await layer.on_compress_context(agent, {}, compress)
+    assert saved == [("turn", "goal: … covered through m1#4")]
