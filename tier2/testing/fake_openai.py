@@ -39,6 +39,7 @@ class FakeOpenAIServer:
         self.responder = responder
         self.delta_chars = delta_chars
         self.requests: list[dict[str, Any]] = []
+        self.dropped = 0  # streams the client closed before the end
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -98,11 +99,14 @@ class FakeOpenAIServer:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
                 self.end_headers()
-                for c in chunks:
-                    self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
+                try:
+                    for c in chunks:
+                        self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
+                        self.wfile.flush()
+                    self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    outer.dropped += 1  # the client gave up mid-stream (a timeout under test): counted, not logged
 
             def _error(self, reply: Reply) -> None:
                 data = json.dumps({"error": {"message": reply.text or f"scripted HTTP {reply.status}",
