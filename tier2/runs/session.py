@@ -33,6 +33,7 @@ from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
 from tier2.runs.runtime import Runtime
 from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta
 from tier2.runs.setup import WriterSetup, setup_writer
+from tier2.settings.tenants import LOCAL_TENANT
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
 from tier2.store.policies import PolicySnapshots
@@ -164,7 +165,9 @@ class RunSession:
                   "project_dir": str(project), "model": model_info, "policy": self.policy.source_hash,
                   "security_hash": self.rt.security_hash, "owner": process_owner()}
         if req.run_id is None:  # a fresh run from the CLI; the service wrote the accepted record already
-            accepted = await self.rt.store.accept_run(run_id, fields, project_id=info.project_id, dispatch=False)
+            # the local tenant's: a local `tier2 serve` (no API keys) and its Studio show it, no keyed tenant does
+            accepted = await self.rt.store.accept_run(run_id, {**fields, "tenant": LOCAL_TENANT},
+                                                      project_id=info.project_id, dispatch=False, tenant=LOCAL_TENANT)
             if accepted.outcome == "busy":
                 raise BadInput(f"project {info.project_id} already has a run in progress: {accepted.active_run}")
         previous = await self.rt.store.get_run(run_id) or {}

@@ -23,6 +23,7 @@ import os
 import time
 
 from tier2.settings.api_keys import ApiKeys
+from tier2.settings.tenants import LOCAL_TENANT
 
 __all__ = ["LOCAL_TENANT", "PLAY_TOKEN_TTL_S", "STREAM_TOKEN_TTL_S", "sign_play_token", "sign_stream_token",
            "verify_play_token", "verify_stream_token"]
@@ -32,7 +33,6 @@ STREAM_TOKEN_TTL_S = 3600
 #: An iframe cannot send Authorization either: the game is loaded with a token bound to one run's dist/.
 PLAY_TOKEN_TTL_S = 3600
 
-LOCAL_TENANT = "local"
 
 
 def _secret(keys: ApiKeys, use: bytes) -> bytes:

@@ -12,9 +12,14 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["TenantLimits", "TenantOverride", "TenantsConfig", "MAX_QUEUED_CEILING", "MAX_RUNNING_CEILING",
-           "SUBMISSIONS_PER_MINUTE_CEILING", "UPLOAD_BYTES_PER_DAY_CEILING", "USD_CEILING", "TOKENS_CEILING",
-           "DEADLINE_S_CEILING"]
+__all__ = ["LOCAL_TENANT", "TenantLimits", "TenantOverride", "TenantsConfig", "MAX_QUEUED_CEILING",
+           "MAX_RUNNING_CEILING", "SUBMISSIONS_PER_MINUTE_CEILING", "UPLOAD_BYTES_PER_DAY_CEILING", "USD_CEILING",
+           "TOKENS_CEILING", "DEADLINE_S_CEILING"]
+
+#: The tenant of a service started without API keys, and of runs started from the CLI (``tier2 generate``): a local
+#: ``tier2 serve`` and its Studio show the CLI's runs; a service with API keys never maps a caller to it (unless an
+#: operator names a key's tenant ``local``).
+LOCAL_TENANT = "local"
 
 #: Runs a tenant may have accepted and not yet ended (waiting + running).
 MAX_QUEUED_CEILING: Final = 1000

@@ -15,6 +15,7 @@ from typing import Literal
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, Field
 
+from tier2.settings.tenants import LOCAL_TENANT
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.replies import text
 
@@ -28,7 +29,7 @@ COUNTERS: tuple[Counter, ...] = ("hits", "offered", "applied", "fixed", "fix_fai
 
 def tenant_scope(tenant: str | None) -> str:
     """The scope of a tenant's own cases (``local`` for runs without a tenant, e.g. the CLI)."""
-    name = tenant or "local"
+    name = tenant or LOCAL_TENANT
     if not _TENANT.match(name):
         raise ValueError(f"tenant id {name[:40]!r} cannot name a case scope")
     return f"tenant:{name}"
