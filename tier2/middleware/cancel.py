@@ -3,6 +3,9 @@
 `asyncio.Task.cancel()` interrupts an in-flight model call, but AgentScope turns a cancellation that lands inside
 a tool into an ``interrupted`` tool result and carries on; this middleware makes the stop stick: before every
 reasoning step and every tool call it checks the run's cancel flag and raises `asyncio.CancelledError`.
+
+A cancellation landing inside a file read lets the read finish first (bounded by ``READ_GRACE_S``): AgentScope's
+Read opens the file in a worker thread, and a read abandoned mid-open leaks the open file handle.
 """
 
 from __future__ import annotations
@@ -14,9 +17,13 @@ from typing import Any
 from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolChunk, ToolResponse
 
-from tier2.middleware._kwargs import ActingNext, StreamNext
+from tier2.middleware._kwargs import ActingNext, StreamNext, acting_kwargs
 
-__all__ = ["CancelMiddleware"]
+__all__ = ["CancelMiddleware", "FINISH_ON_CANCEL", "READ_GRACE_S"]
+
+#: tools whose call in flight completes before a cancellation takes effect (fast, side-effect free reads)
+FINISH_ON_CANCEL = frozenset({"Read"})
+READ_GRACE_S = 5.0
 
 
 class CancelMiddleware(MiddlewareBase):
@@ -38,5 +45,23 @@ class CancelMiddleware(MiddlewareBase):
     async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
                         ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         self._check()
-        async for chunk in next_handler(**input_kwargs):
+        if acting_kwargs(input_kwargs)["tool_call"].name not in FINISH_ON_CANCEL:
+            async for chunk in next_handler(**input_kwargs):
+                yield chunk
+            return
+
+        async def whole() -> list[ToolChunk | ToolResponse]:
+            return [chunk async for chunk in next_handler(**input_kwargs)]
+
+        task = asyncio.ensure_future(whole())
+        try:
+            chunks = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            await asyncio.wait([task], timeout=READ_GRACE_S)  # the read completes (and closes its file) first
+            if not task.done():
+                task.cancel()
+            elif not task.cancelled():
+                task.exception()  # seen: a failed read does not warn "exception never retrieved"
+            raise
+        for chunk in chunks:
             yield chunk
