@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agentscope.message import TextBlock, ToolResultState
-from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolResponse
 
 from tier2.events import DocsHint, Tier2Event
+from tier2.middleware.after_tool import AfterToolMiddleware, response_text
 from tier2.packs.retrieval import DocsIndex, DocsSource, Hit, api_mentions, format_hit
 from tier2.settings.policy import EngineDocsPolicy
 
@@ -69,49 +69,30 @@ def docs_hint(index: DocsIndex, text: str, sections: int = 2, limit: int = 2500)
     return head + "\n\n" + "\n\n".join(body), mentions, ids[: len(body)]
 
 
-def _text(response: ToolResponse) -> str:
-    content: Any = response.content
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.text for b in content if isinstance(b, TextBlock))
-
-
-class EngineDocsMiddleware(MiddlewareBase):
+class EngineDocsMiddleware(AfterToolMiddleware):
     """``emit``: the run's event sink (None: no event, the metadata still says what was appended)."""
 
     def __init__(self, source: DocsSource, policy: EngineDocsPolicy, run_id: str = "",
                  emit: Callable[[Tier2Event], Awaitable[None]] | None = None) -> None:
         self.source, self.policy, self.run_id, self.emit = source, policy, run_id, emit
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
-        call = input_kwargs["tool_call"]
-        if call.name not in HINT_TOOLS or not self.policy.hints:
-            async for chunk in next_handler(**input_kwargs):
-                yield chunk
-            return
-        final: ToolResponse | None = None
-        async for chunk in next_handler(**input_kwargs):
-            if isinstance(chunk, ToolResponse):
-                final = chunk
-                continue
-            yield chunk
-        if final is None:
-            return
-        meta = final.metadata or {}
-        if final.state != ToolResultState.ERROR or meta.get("replayed"):
-            yield final
-            return
+    def applies(self, call: Any) -> bool:
+        return call.name in HINT_TOOLS and self.policy.hints
+
+    async def after(self, call: Any, final: ToolResponse) -> ToolResponse:
+        if final.state != ToolResultState.ERROR or (final.metadata or {}).get("replayed"):
+            return final
         try:
-            yield await self._hint(call.name, final)
+            return await self._hint(call.name, final)
         except (OSError, ValueError, RuntimeError) as exc:  # an aid: never fails the tool call
             log.warning("engine docs hint skipped after %s: %s: %s", call.name, type(exc).__name__, exc)
-            yield final
+            return final
 
     async def _hint(self, tool: str, final: ToolResponse) -> ToolResponse:
         index = await self.source.index()
         if index is None:
             return final
-        text = _text(final)
+        text = response_text(final)
         note, mentions, ids = await asyncio.to_thread(docs_hint, index, text, self.policy.hint_sections,
                                                       self.policy.hint_chars)
         if not note:

@@ -11,16 +11,15 @@ known fixes it offers and the near matches it recalled. The response's metadata 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agentscope.message import TextBlock, ToolResultState
-from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolResponse
 from redis.exceptions import RedisError
 
 from tier2.learning.library import LibraryRun, Seen
+from tier2.middleware.after_tool import AfterToolMiddleware, response_text
 from tier2.toolchain import BuildResult
 from tier2.validators import ValidationReport
 
@@ -54,47 +53,29 @@ async def observe(run: LibraryRun, outcome: BuildResult | ValidationReport) -> S
     return await run.observe_report(outcome)
 
 
-def _text(response: ToolResponse) -> str:
-    content: Any = response.content
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.text for b in content if isinstance(b, TextBlock))
-
-
-class CaseLibraryMiddleware(MiddlewareBase):
+class CaseLibraryMiddleware(AfterToolMiddleware):
     def __init__(self, run: LibraryRun, checks: ToolChecks) -> None:
         self.run, self.checks = run, checks
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
-        call = input_kwargs["tool_call"]
-        if call.name not in CHECK_TOOLS:
-            async for chunk in next_handler(**input_kwargs):
-                yield chunk
-            return
-        final: ToolResponse | None = None
-        async for chunk in next_handler(**input_kwargs):
-            if isinstance(chunk, ToolResponse):
-                final = chunk
-                continue
-            yield chunk
-        if final is None:
-            return
+    def applies(self, call: Any) -> bool:
+        return call.name in CHECK_TOOLS
+
+    async def after(self, call: Any, final: ToolResponse) -> ToolResponse:
         outcome = self.checks.latest(call.name)
         if outcome is None or (final.metadata or {}).get("replayed"):
-            yield final
-            return
+            return final
         try:
-            yield await self._assist(call.name, final, outcome)
+            return await self._assist(call.name, final, outcome)
         except (RedisError, OSError, ValueError) as exc:  # the library is an aid: its failure never fails the tool
             log.warning("case library skipped after %s: %s: %s", call.name, type(exc).__name__, exc)
-            yield final
+            return final
 
     async def _assist(self, tool: str, final: ToolResponse, outcome: BuildResult | ValidationReport) -> ToolResponse:
         run = self.run
         seen = await observe(run, outcome)
         if seen.ok:
             return final
-        text, ok, changed = _text(final), False, False
+        text, ok, changed = response_text(final), False, False
         notes: list[str] = []
         applied: list[dict[str, Any]] = []
         for _ in range(max(1, run.policy.fixer_rounds)):

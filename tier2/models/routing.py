@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from agentscope.credential import OpenAICredential
 from agentscope.model import ChatModelBase, OpenAIChatModel
@@ -11,9 +12,29 @@ from pydantic import SecretStr
 from tier2.errors import ModelRouteError
 from tier2.models.fallback import FallbackChain
 from tier2.models.offline import OfflineChatModel, OfflineCredential
-from tier2.settings.loader import ModelRoute
+from tier2.settings.loader import ModelRoute, Policy
 
-__all__ = ["build_model", "build_fallback"]
+__all__ = ["AgentModels", "agent_models", "build_model", "build_fallback"]
+
+
+@dataclass(frozen=True)
+class AgentModels:
+    """An agent role's route and the models built for it: the route's own, and its fallback chain."""
+
+    route_name: str
+    route: ModelRoute
+    model: ChatModelBase
+    fallback: ChatModelBase | None
+
+
+def agent_models(policy: Policy, role: str, override: str | None = None) -> AgentModels:
+    """The models of agent ``role`` (``writer``, ``designer.economy``, ``explorer``...) under ``policy``: its route
+    (``override``, the run's ``--model``, wins), that route's model and its fallbacks, with the policy's HTTP
+    timeout."""
+    name, route = policy.agent_route(role, override)
+    timeout = policy.timeouts.model_call_s
+    return AgentModels(name, route, build_model(name, route, timeout_s=timeout),
+                       build_fallback(policy.route_chain(name)[1:], timeout_s=timeout))
 
 
 def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0) -> ChatModelBase:

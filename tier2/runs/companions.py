@@ -34,7 +34,7 @@ from tier2.companions.tools import ExploreTool
 from tier2.errors import RunLimitReached, StaleLease
 from tier2.events import CompanionCalled
 from tier2.middleware import RunLayers
-from tier2.models.routing import build_fallback, build_model
+from tier2.models.routing import agent_models
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.progress import EventMapper, Usage
 from tier2.settings.loader import ModelRoute
@@ -237,12 +237,11 @@ class RunCompanions:
 
     def _model(self, role: CompanionRole) -> tuple[ChatModelBase, ChatModelBase | None, str, ModelRoute]:
         policy = self.s.policy
-        name, route = policy.agent_route(role)
-        if self.model_for is not None:
+        if self.model_for is not None:  # a test's scripted model on the role's route
+            name, route = policy.agent_route(role)
             return self.model_for(role), None, name, route
-        timeout = policy.timeouts.model_call_s
-        return (build_model(name, route, timeout_s=timeout),
-                build_fallback(policy.route_chain(name)[1:], timeout_s=timeout), name, route)
+        models = agent_models(policy, role)
+        return models.model, models.fallback, models.route_name, models.route
 
     async def _call(self, role: CompanionRole, message: Msg, trigger: str, max_calls: int, max_iters: int,
                     ) -> CompanionCall:

@@ -37,7 +37,7 @@ from tier2.design.spec import spec_sha256, validate_spec
 from tier2.errors import Tier2Error
 from tier2.events import PlanChanged
 from tier2.middleware.checkpoint import CheckpointMiddleware, restorable_state
-from tier2.models.routing import build_fallback, build_model
+from tier2.models.routing import agent_models
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.phases import PhaseInput, Verdict
 from tier2.store.checkpoints import CheckpointMeta
@@ -216,12 +216,11 @@ class _Studio:
 
     def _model(self, role: str) -> tuple[ChatModelBase, ChatModelBase | None, str, Any]:
         policy = self.s.policy
-        name, route = policy.agent_route(role)
-        if self.model_for is not None:
+        if self.model_for is not None:  # a test's scripted model on the role's route
+            name, route = policy.agent_route(role)
             return self.model_for(role), None, name, route
-        timeout = policy.timeouts.model_call_s
-        return (build_model(name, route, timeout_s=timeout),
-                build_fallback(policy.route_chain(name)[1:], timeout_s=timeout), name, route)
+        models = agent_models(policy, role)
+        return models.model, models.fallback, models.route_name, models.route
 
     async def _agent(self, role: str) -> tuple[Agent, tuple[int, dict[str, Any], CheckpointMeta] | None]:
         s = self.s

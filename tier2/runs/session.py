@@ -21,7 +21,7 @@ from agentscope.message import Msg
 from tier2.errors import BadInput, RunLimitReached, StaleLease, Tier2Error
 from tier2.events import AttemptStarted, GateResult, PhaseChanged, PolicyRefused, RunStarted, Tier2Event
 from tier2.events import Phase as PhaseName
-from tier2.models.routing import build_fallback, build_model
+from tier2.models.routing import agent_models
 from tier2.runs.companions import RunCompanions
 from tier2.runs.delivery import design_record, write_delivery
 from tier2.runs.owner import process_owner
@@ -86,10 +86,9 @@ class RunSession:
         #: the run's one policy snapshot (`tier2.runs.policy`): every attempt of the run works under it
         self.run_policy = policy if policy is not None else current_policy(rt)
         self.policy = self.run_policy.policy
-        self.route_name, self.route = self.policy.agent_route("writer", req.model)
-        timeout = self.policy.timeouts.model_call_s
-        self.model = build_model(self.route_name, self.route, timeout_s=timeout)
-        self.fallback = build_fallback(self.policy.route_chain(self.route_name)[1:], timeout_s=timeout)
+        models = agent_models(self.policy, "writer", req.model)
+        self.route_name, self.route, self.model, self.fallback = (models.route_name, models.route, models.model,
+                                                                  models.fallback)
         self.run_id = req.run_id or new_run_id()
         self.fence = req.fence
         self.round = 0
