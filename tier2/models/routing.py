@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentscope.credential import OpenAICredential
@@ -27,11 +28,14 @@ class AgentModels:
     fallback: ChatModelBase | None
 
 
-def agent_models(policy: Policy, role: str, override: str | None = None) -> AgentModels:
+def agent_models(policy: Policy, role: str, override: str | None = None,
+                 scripted: Callable[[str], ChatModelBase] | None = None) -> AgentModels:
     """The models of agent ``role`` (``writer``, ``designer.economy``, ``explorer``...) under ``policy``: its route
     (``override``, the run's ``--model``, wins), that route's model and its fallbacks, with the policy's HTTP
-    timeout."""
+    timeout. ``scripted``: a test's model for the role, on the role's route, without fallbacks."""
     name, route = policy.agent_route(role, override)
+    if scripted is not None:
+        return AgentModels(name, route, scripted(role), None)
     timeout = policy.timeouts.model_call_s
     return AgentModels(name, route, build_model(name, route, timeout_s=timeout),
                        build_fallback(policy.route_chain(name)[1:], timeout_s=timeout))

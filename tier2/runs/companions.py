@@ -37,7 +37,6 @@ from tier2.middleware import RunLayers
 from tier2.models.routing import agent_models
 from tier2.runs.layers import LayerContext, build_run_layers
 from tier2.runs.progress import EventMapper, Usage
-from tier2.settings.loader import ModelRoute
 from tier2.tools import BuildRecord, CheckRecord
 from tier2.validators import ValidationReport
 
@@ -154,7 +153,7 @@ def merge_usage(into: Usage, add: Usage, phase: str) -> None:
 class RunCompanions:
     """The companions of one run session. ``model_for`` (tests): the model of a role instead of its route."""
 
-    def __init__(self, session: RunSession, model_for: Callable[[CompanionRole], ChatModelBase] | None = None,
+    def __init__(self, session: RunSession, model_for: Callable[[str], ChatModelBase] | None = None,
                  ) -> None:
         self.s = session
         self.policy = session.policy.companions
@@ -235,14 +234,6 @@ class RunCompanions:
 
     # --- one call -------------------------------------------------------------------------------------------------
 
-    def _model(self, role: CompanionRole) -> tuple[ChatModelBase, ChatModelBase | None, str, ModelRoute]:
-        policy = self.s.policy
-        if self.model_for is not None:  # a test's scripted model on the role's route
-            name, route = policy.agent_route(role)
-            return self.model_for(role), None, name, route
-        models = agent_models(policy, role)
-        return models.model, models.fallback, models.route_name, models.route
-
     async def _call(self, role: CompanionRole, message: Msg, trigger: str, max_calls: int, max_iters: int,
                     ) -> CompanionCall:
         t0 = time.monotonic()
@@ -263,7 +254,8 @@ class RunCompanions:
         project = s.opened.project if s.opened else None
         if project is None:
             return CompanionCall(role, "failed", f"{role} failed: the run has no project yet")
-        model, fallback, name, route = self._model(role)
+        m = agent_models(s.policy, role, scripted=self.model_for)
+        model, fallback, name, route = m.model, m.fallback, m.route_name, m.route
         layers = build_run_layers(LayerContext(run_id=s.run_id, agent=role, policy=s.policy, route_name=name,
                                                route=route, runtime=s.rt,
                                                options=dict(s.req.options), durable=False))

@@ -214,17 +214,10 @@ class _Studio:
 
     # --- agents ---------------------------------------------------------------------------------------------------
 
-    def _model(self, role: str) -> tuple[ChatModelBase, ChatModelBase | None, str, Any]:
-        policy = self.s.policy
-        if self.model_for is not None:  # a test's scripted model on the role's route
-            name, route = policy.agent_route(role)
-            return self.model_for(role), None, name, route
-        models = agent_models(policy, role)
-        return models.model, models.fallback, models.route_name, models.route
-
     async def _agent(self, role: str) -> tuple[Agent, tuple[int, dict[str, Any], CheckpointMeta] | None]:
         s = self.s
-        model, fallback, name, route = self._model(role)
+        m = agent_models(s.policy, role, scripted=self.model_for)
+        model, fallback, name, route = m.model, m.fallback, m.route_name, m.route
         layers = build_run_layers(LayerContext(
             run_id=s.run_id, agent=role, policy=s.policy, route_name=name, route=route, runtime=self.rt,
             options=dict(s.req.options), fence=s.fence, durable=False, project=self.project, emit=s.emit))
