@@ -17,6 +17,7 @@ from agentscope.message import Msg, TextBlock, ToolCallBlock
 from tests.sandbox.conftest import KINDS, skip_unless_kind
 from tier2.middleware.checkpoint import restorable_state
 from tier2.middleware.snapshots import snapshot_of
+from tier2.models.routing import agent_models
 from tier2.runs import execute_run
 from tier2.runs.request import Resume, RunRequest, new_run_id
 from tier2.store.checkpoints import CheckpointStore
@@ -74,7 +75,8 @@ async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
         return [TextBlock(text="done")]
 
     model = _Gated(script, block_at=3)
-    monkeypatch.setattr("tier2.runs.session.build_model", lambda *a, **k: model)
+    monkeypatch.setattr("tier2.runs.session.agent_models",  # the writer's route, with this scripted model
+                        lambda policy, role, override=None: agent_models(policy, role, override, lambda _: model))
     options = {"workspace": kind}
     where: dict[str, Any] = {"out_dir": project}
     if uploaded:  # a loaded project: the run works on it where it is (no template copy on resume)
