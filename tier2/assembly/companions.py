@@ -29,13 +29,12 @@ __all__ = ["CompanionRole", "build_companion", "companion_tools"]
 CompanionRole = Literal["explorer", "reviewer"]
 
 
-def companion_tools(role: CompanionRole, workspace_tools: Sequence[ToolBase], project: Path,
-                    node_modules: Path | None) -> list[ToolBase]:
+def companion_tools(role: CompanionRole, project: Path, node_modules: Path | None) -> list[ToolBase]:
     """Read/Glob/Grep bound to the project, ``Index``, and for the reviewer ``Checks``."""
     extra: list[ToolBase] = [IndexTool(project)]
     if role == "reviewer":
         extra.append(ChecksTool(project, node_modules))
-    return read_only_tools(workspace_tools, project) + extra
+    return read_only_tools(project) + extra
 
 
 def build_companion(

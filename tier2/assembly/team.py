@@ -23,7 +23,7 @@ from tier2.middleware import RunLayers, build_middlewares
 from tier2.middleware.read_only import READ_ONLY_TOOLS, ReadOnlyGuardMiddleware
 from tier2.packs import Pack
 from tier2.prompts import load_prompt, render_prompt
-from tier2.tools import make_file_tools
+from tier2.tools import make_file_tools, make_rw_tools
 
 __all__ = ["DESIGN_MAX_ITERS", "build_design_agent", "designer_permissions", "read_only_tools"]
 
@@ -45,10 +45,10 @@ def designer_permissions(project: Path) -> PermissionContext:
         deny_rules={t: [rule(t, None, PermissionBehavior.DENY)] for t in _DENIED})
 
 
-def read_only_tools(workspace_tools: Sequence[ToolBase], project: Path) -> list[ToolBase]:
-    """AgentScope's Read plus tier2's project-bound Glob and Grep; nothing that writes or runs."""
-    return [t for t in workspace_tools if t.name == "Read"] + [
-        t for t in make_file_tools(project) if t.name in READ_ONLY_TOOLS]
+def read_only_tools(project: Path) -> list[ToolBase]:
+    """AgentScope's Read (on tier2's project backend) plus tier2's project-bound Glob and Grep; nothing that writes
+    or runs."""
+    return make_rw_tools(project, writes=False) + [t for t in make_file_tools(project) if t.name in READ_ONLY_TOOLS]
 
 
 def system_prompt(role: str, project: Path, pack: Pack) -> str:

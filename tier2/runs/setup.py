@@ -72,7 +72,7 @@ async def setup_writer(s: RunSession, opened: Opened) -> WriterSetup:
         write_limit=min(s.rt.security.tools.max_write_bytes,
                         s.policy.tools.max_write_bytes or s.rt.security.tools.max_write_bytes),
         sandbox=ws.sandbox, commands=ws.commands, extra_tools=companions,
-        docs_cache=s.rt.settings.docs_cache)
+        docs_cache=s.rt.settings.docs_cache, max_project_bytes=s.rt.security.tools.max_project_bytes)
     if checks is not None:
         checks.ctx = handle.tools
     if resume is None and layers.checkpoint:

@@ -126,6 +126,8 @@ class ToolsConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     max_write_bytes: int = Field(default=1_000_000, gt=0)
+    #: the most bytes a project's files may hold after an agent's Write or Edit (the tool refuses past it)
+    max_project_bytes: int = Field(default=200_000_000, gt=0)
 
 
 class SecretsConfig(BaseModel):
