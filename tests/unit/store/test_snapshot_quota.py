@@ -135,6 +135,15 @@ async def test_a_100_mb_file_is_never_stored_as_a_blob(r, keys, tmp_path: Path) 
     assert stopped.value.limit == "quota" and f"{100 << 20} bytes" in str(stopped.value)
     with pytest.raises(QuotaExceeded):  # and a baseline of the same files is refused too
         await take_snapshot(store, root)
+    # the step's checkpoint carries the stop: an attempt resuming the run from it stops at once...
+    resumed = SimpleNamespace(state=SimpleNamespace(context=[], middle_context=json.loads(json.dumps(
+        agent.state.middle_context))))
+    with pytest.raises(RunLimitReached):
+        async for _ in SnapshotMiddleware(store, root, "r-h2").on_reasoning(resumed, {}, model):
+            pass
+    # ...while a follow-up run of the same thread (the same conversation state, another run) is not stopped by it
+    assert [x async for x in SnapshotMiddleware(store, root, "r-next").on_reasoning(resumed, {}, model)] == [
+        "a model call"]
 
 
 async def test_the_gc_removes_what_no_live_snapshot_references_and_keeps_the_rest(r, keys, tmp_path: Path) -> None:
