@@ -26,8 +26,12 @@ from tier2.store.quotas import QuotaStore
 
 pytestmark = [pytest.mark.e2e, pytest.mark.redis]
 DISK = 3_000_000
-KEYS = {t: {"Authorization": f"Bearer key-of-{t}-0123"} for t in ("tight", "roomy")}
+KEYS = {t: {"Authorization": f"Bearer key-of-{t}-0123"} for t in ("tight", "roomy", "full")}
 BOMB = 15_000_000  # zeros: ~15 KB compressed
+TEMPLATE = template_zip()
+#: room for the template's files, not for the ``.tier2/project.json`` tier2 adds: loading it fills the quota
+FULL = sum(i.file_size for i in zipfile.ZipFile(io.BytesIO(TEMPLATE)).infolist()) + 64
+POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 
 
 def _zip_bomb() -> bytes:
@@ -58,7 +62,7 @@ async def service(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> A
     prefix = f"sq-{uuid.uuid4().hex[:8]}"
     (config / "security" / "zz-test.toml").write_text(
         "[imports]\nmax_ratio = 100000.0\n"  # past the ratio check: what stops these archives is the disk quota
-        f"[tenants.overrides.tight]\ndisk_bytes = {DISK}\n")
+        f"[tenants.overrides.tight]\ndisk_bytes = {DISK}\n[tenants.overrides.full]\ndisk_bytes = {FULL}\n")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TIER2_API_KEYS", ",".join(f"{t}:key-of-{t}-0123" for t in KEYS))
         settings = Settings(workspaces=root / "ws", redis_url=redis_url, config_dir=config, key_prefix=prefix)
@@ -99,3 +103,21 @@ async def test_a_compressible_upload_is_charged_unpacked_and_refused_over_the_di
     assert other.status_code == 201, other.text  # another tenant, with room: the same archive loads
     assert await quotas.disk_used("roomy") > BOMB  # and is charged what it unpacked to
     await r.aclose()
+
+
+async def test_a_tenant_over_its_disk_quota_gets_507_for_runs_and_uploads_and_others_do_not(
+        service: httpx.AsyncClient) -> None:
+    zip_type = {"Content-Type": "application/zip"}
+    loaded = await service.post("/v1/projects", content=TEMPLATE, headers={**KEYS["full"], **zip_type})
+    assert loaded.status_code == 201, loaded.text  # its files fit; with tier2's metadata the tenant is now over
+    project_id = loaded.json()["project_id"]
+    for refused in (await service.post("/v1/runs", json={"brief": POTION}, headers=KEYS["full"]),
+                    await service.post("/v1/runs", json={"brief": POTION, "project_id": project_id},
+                                       headers=KEYS["full"]),
+                    await service.post("/v1/projects", content=TEMPLATE, headers={**KEYS["full"], **zip_type})):
+        assert refused.status_code == 507, refused.text
+        quota = refused.json()["error"]["quota"]
+        assert quota["name"] == "disk_bytes" and quota["limit"] == FULL and quota["used"] > FULL
+    assert (await service.get(f"/v1/projects/{project_id}", headers=KEYS["full"])).status_code == 200
+    accepted = await service.post("/v1/runs", json={"brief": POTION}, headers=KEYS["roomy"])
+    assert accepted.status_code == 202, accepted.text  # another tenant is unaffected
