@@ -108,6 +108,9 @@ async def test_a_compressible_upload_is_charged_unpacked_and_refused_over_the_di
 async def test_a_tenant_over_its_disk_quota_gets_507_for_runs_and_uploads_and_others_do_not(
         service: httpx.AsyncClient) -> None:
     zip_type = {"Content-Type": "application/zip"}
+    retried = {**KEYS["full"], "Idempotency-Key": "before-the-disk-filled"}
+    first = await service.post("/v1/runs", json={"brief": POTION}, headers=retried)
+    assert first.status_code == 202, first.text
     loaded = await service.post("/v1/projects", content=TEMPLATE, headers={**KEYS["full"], **zip_type})
     assert loaded.status_code == 201, loaded.text  # its files fit; with tier2's metadata the tenant is now over
     project_id = loaded.json()["project_id"]
@@ -119,5 +122,8 @@ async def test_a_tenant_over_its_disk_quota_gets_507_for_runs_and_uploads_and_ot
         quota = refused.json()["error"]["quota"]
         assert quota["name"] == "disk_bytes" and quota["limit"] == FULL and quota["used"] > FULL
     assert (await service.get(f"/v1/projects/{project_id}", headers=KEYS["full"])).status_code == 200
+    replay = await service.post("/v1/runs", json={"brief": POTION}, headers=retried)  # a retry still gets its run
+    assert replay.status_code == 202 and replay.json()["run_id"] == first.json()["run_id"], replay.text
+    assert replay.headers["Idempotent-Replayed"] == "true"
     accepted = await service.post("/v1/runs", json={"brief": POTION}, headers=KEYS["roomy"])
     assert accepted.status_code == 202, accepted.text  # another tenant is unaffected

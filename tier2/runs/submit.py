@@ -90,7 +90,10 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
     policy.route(sub.model)  # an unknown route: ModelRouteError
     admitted = admit_run(rt.security, policy, sub.tenant, sub.model, sub.budget)
     choose_workspace(rt.security, policy, sub.options())  # a kind above the ceiling: BadInput (422)
-    await ensure_disk_room(QuotaStore(rt.store.r, rt.store.keys), rt.security, sub.tenant)  # full: 507
+    replay = sub.idempotency_key is not None and bool(
+        await rt.store.r.exists(rt.store.keys.idempotency(sub.tenant, sub.idempotency_key)))
+    if not replay:  # a retry of an accepted run gets its answer back, full disk or not
+        await ensure_disk_room(QuotaStore(rt.store.r, rt.store.keys), rt.security, sub.tenant)  # full: 507
     run_id = new_run_id()
     source_dir: str | None = None
     continues = False
