@@ -33,11 +33,14 @@ from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
 from tier2.runs.runtime import Runtime
 from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta
 from tier2.runs.setup import WriterSetup, setup_writer
+from tier2.runs.tenancy import settle_storage
 from tier2.settings.tenants import LOCAL_TENANT
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
 from tier2.store.policies import PolicySnapshots
+from tier2.store.quotas import QuotaStore
 from tier2.store.records import DeliverySummary
+from tier2.store.snapshot_gc import SnapshotGC
 from tier2.telemetry import A, RunTrace
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.workspace import new_project, snapshot
@@ -292,6 +295,9 @@ class RunSession:
         done = await finish_run(self.rt.store, self.run_id, RunEnd(
             status=status, stop_reason=verdict.reason, delivery_path=str(path), usage=usage, timings_ms=timings,
             delivery=summary), self.fence)
+        await asyncio.shield(settle_storage(QuotaStore(self.rt.store.r, self.rt.store.keys),
+                                            SnapshotGC(self.rt.store.r, self.rt.store.keys),
+                                            self.tenant or LOCAL_TENANT, opened.project_id, opened.project))
         if done.event is not None and done.seq is not None and self.sink is not None:
             await self.sink(done.seq, done.event)
         elif done.outcome != "finished":

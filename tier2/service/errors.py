@@ -6,7 +6,8 @@
   route, 405, and the ``HTTPException`` raised by routes) mapped by status;
 * `RequestValidationError` → 422 ``invalid_request`` naming the fields (never echoing their values);
 * tier2's error classes by type (`BadInput` 422, `PayloadTooLarge` 413, `NotFound` 404, `Forbidden` 403,
-  `Conflict` 409, `TenantLimitExceeded` 429/413 with ``Retry-After``, `SetupError` 503);
+  `Conflict` 409, `TenantLimitExceeded` 429/413 with ``Retry-After``, `QuotaExceeded` 507 ``quota_exceeded``
+  with ``error.quota`` {name, used, limit}, `SetupError` 503);
 * anything else → 500 ``internal_error``: the client gets a fixed message, the log gets the traceback.
 
 Every body is an `ErrorBody` (`tier2.service.schemas`), built here and nowhere else; `error_responses` documents
@@ -35,11 +36,12 @@ from tier2.errors import (
     ModelRouteError,
     NotFound,
     PayloadTooLarge,
+    QuotaExceeded,
     SetupError,
     Tier2Error,
 )
 from tier2.runs.tenancy import TenantLimitExceeded
-from tier2.service.schemas import ErrorBody, ErrorField, ErrorInfo
+from tier2.service.schemas import ErrorBody, ErrorField, ErrorInfo, ErrorQuota
 from tier2.service.views import scrub
 
 __all__ = ["install_error_handlers", "error_response", "error_responses", "code_for_status"]
@@ -50,7 +52,7 @@ _BY_STATUS: dict[int, ErrorCode] = {
     400: ErrorCode.INVALID_REQUEST, 401: ErrorCode.UNAUTHORIZED, 403: ErrorCode.FORBIDDEN,
     404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED, 409: ErrorCode.CONFLICT,
     413: ErrorCode.PAYLOAD_TOO_LARGE, 415: ErrorCode.UNSUPPORTED_MEDIA_TYPE, 422: ErrorCode.INVALID_REQUEST,
-    429: ErrorCode.RATE_LIMITED, 503: ErrorCode.SERVICE_UNAVAILABLE,
+    429: ErrorCode.RATE_LIMITED, 503: ErrorCode.SERVICE_UNAVAILABLE, 507: ErrorCode.QUOTA_EXCEEDED,
 }
 #: tier2 error class → (status, code); the most specific class wins (checked in this order)
 _BY_TYPE: tuple[tuple[type[Tier2Error], int, ErrorCode], ...] = (
@@ -71,7 +73,8 @@ _DESCRIPTIONS: dict[int, str] = {
     404: "Unknown id, or one that is not the caller's", 405: "Method not allowed", 409: "Conflicts with the "
     "current state", 413: "Over a size limit", 415: "Unsupported Content-Type", 422: "Invalid request (the fields "
     "are listed, never their values)", 429: "A tenant limit: retry after Retry-After seconds", 500: "Internal error "
-    "(logged)", 503: "A service dependency is unavailable",
+    "(logged)", 503: "A service dependency is unavailable", 507: "A tenant storage quota is full (error.quota "
+    "names it, with used and limit bytes); nothing already stored was removed",
 }
 _RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}}}
 
@@ -98,11 +101,11 @@ def error_responses(*statuses: int, as_ref: bool = False) -> dict[int | str, dic
 
 
 def error_response(status: int, code: ErrorCode, message: str, headers: Mapping[str, str] | None = None,
-                   fields: list[ErrorField] | None = None) -> JSONResponse:
+                   fields: list[ErrorField] | None = None, quota: ErrorQuota | None = None) -> JSONResponse:
     """The one place an error body is built."""
     text = scrub(message)
     text = text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "…"
-    body = ErrorBody(error=ErrorInfo(code=code, message=text, fields=fields), detail=text)
+    body = ErrorBody(error=ErrorInfo(code=code, message=text, fields=fields, quota=quota), detail=text)
     return JSONResponse(body.model_dump(mode="json", exclude_none=True), status_code=status,
                         headers=dict(headers) if headers else None)
 
@@ -139,6 +142,13 @@ async def _tenant_limit(request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status, code, str(exc), headers)
 
 
+async def _quota_exceeded(request: Request, exc: Exception) -> JSONResponse:
+    """507 ``quota_exceeded``: the message and ``error.quota`` name the quota, the bytes used and the limit."""
+    assert isinstance(exc, QuotaExceeded)
+    return error_response(507, ErrorCode.QUOTA_EXCEEDED, str(exc),
+                          quota=ErrorQuota(name=exc.quota, used=exc.used, limit=exc.limit))
+
+
 async def _tier2_error(request: Request, exc: Exception) -> JSONResponse:
     for cls, status, code in _BY_TYPE:
         if isinstance(exc, cls):
@@ -160,5 +170,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(TenantLimitExceeded, _tenant_limit)
+    app.add_exception_handler(QuotaExceeded, _quota_exceeded)
     app.add_exception_handler(Tier2Error, _tier2_error)
     app.add_exception_handler(Exception, _unexpected)

@@ -71,7 +71,7 @@ _SSE = {"schema": {"type": "string", "description": "text/event-stream frames: `
 
 
 @router.post("/runs", status_code=202, response_model=RunAccepted, responses={
-    **error_responses(403, 404, 409, 422, 429, 503),
+    **error_responses(403, 404, 409, 422, 429, 503, 507),
     202: {"description": "Accepted (or replayed: `Idempotent-Replayed: true`)", "headers": {
         "Idempotent-Replayed": {"description": "`true` when this answers a retry", "schema": {"type": "string"}}}}})
 async def create_run(body: RunCreate, response: Response, rt: RuntimeDep, tenant: TenantDep,

@@ -19,6 +19,7 @@ from tier2.store.lifecycle import RunStatus
 
 __all__ = [
     "AcceptedLinks", "AttemptView", "BrowserHealth", "BuildView", "CancelAccepted", "DeliveryView", "ErrorBody",
+    "ErrorQuota",
     "ErrorField", "ErrorInfo", "GateView", "HealthView", "ModelCallView", "ModelTotals", "ProbeView",
     "ProjectImport", "ProjectLoaded", "ProjectSource", "ProjectView", "PreviewView", "RedisHealth", "ResolvedModel",
     "RunAccepted", "RunCreate", "RunLinks", "RunView", "SourceFile", "SourceView", "StreamToken", "ThreadRunView",
@@ -74,10 +75,17 @@ class ErrorField(_Out):
     message: str
 
 
+class ErrorQuota(_Out):
+    name: str = Field(description="the tenant limit: disk_bytes, snapshot_bytes or snapshot_blob_bytes")
+    used: int = Field(description="bytes used (for snapshot_blob_bytes: the file's size)")
+    limit: int
+
+
 class ErrorInfo(_Out):
     code: ErrorCode
     message: str = Field(description="for people: no server path, no exception text")
     fields: list[ErrorField] | None = Field(default=None, description="422: the fields that are wrong")
+    quota: ErrorQuota | None = Field(default=None, description="507: the storage quota that is full")
 
 
 class ErrorBody(_Out):
