@@ -230,3 +230,32 @@ def test_a_long_readme_is_refused(copy: Path) -> None:
     assert readme_problems(copy) == []
     _append(copy / "README.md", "more\n" * MAX_README_LINES)
     assert readme_problems(copy) != []
+
+
+# --- nothing said twice ----------------------------------------------------------------------------------------
+
+SHARED_WORDS = 15  # this many words in a row, in two different pages, is the same text said twice
+
+
+def repeated_text(root: Path) -> list[str]:
+    """Runs of `SHARED_WORDS` words (prose and tables, code blocks left out) that two different pages both hold."""
+    where: dict[str, set[str]] = {}
+    for doc in doc_files(root):
+        words = re.findall(r"[\w`./:#-]+", _FENCE.sub("", doc.read_text(encoding="utf-8")).lower())
+        name = str(doc.relative_to(root))
+        for i in range(len(words) - SHARED_WORDS + 1):
+            where.setdefault(" ".join(words[i:i + SHARED_WORDS]), set()).add(name)
+    return sorted(f"{' and '.join(sorted(pages))}: {run}" for run, pages in where.items() if len(pages) > 1)
+
+
+def test_no_text_is_said_twice() -> None:
+    assert repeated_text(ROOT) == []
+
+
+def test_text_said_twice_is_found(copy: Path) -> None:
+    sentence = ("A run's workspace is one of three kinds behind one contract, and in every kind the project is the "
+                "same absolute path on the host and inside.")
+    _append(copy / "docs" / "studio.md", f"\n{sentence}\n")
+    _append(copy / "docs" / "testing.md", f"\n{sentence}\n")
+    found = repeated_text(copy)
+    assert found and all(p.startswith("docs/studio.md and docs/testing.md: ") for p in found)
