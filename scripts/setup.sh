@@ -12,7 +12,7 @@ command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 $PY -c "import venv, ensurepip" >/dev/null 2>&1 || need_apt+=(python3-venv)
-# workspace kinds (README "Workspace kinds"): bubblewrap for `isolated`, the Docker engine for `docker`.
+# workspace kinds (docs/operations.md, "Workspace kinds"): bubblewrap for `isolated`, the Docker engine for `docker`.
 # apt does not start dockerd here; tier2 starts a private one itself, never with the host-network defaults.
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v prlimit >/dev/null 2>&1 || need_apt+=(util-linux)
