@@ -29,7 +29,7 @@ from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
 from tier2.runs.policy import RunPolicy, current_policy
 from tier2.runs.progress import EventMapper, Usage
 from tier2.runs.projects import genre_for_brief
-from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
+from tier2.runs.request import EventSink, RunOutcome, RunRequest, crash_reason, new_run_id
 from tier2.runs.runtime import Runtime
 from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta
 from tier2.runs.setup import WriterSetup, setup_writer
@@ -338,7 +338,7 @@ class RunSession:
             verdict = self._with_last_check("failed", f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - no silent failure: every crash becomes a terminal reason
             log.exception("run %s crashed", self.run_id)
-            verdict = self._with_last_check("failed", f"{type(exc).__name__}: {str(exc)[:500]}")
+            verdict = self._with_last_check("failed", crash_reason("internal_error", exc))
         finally:
             if self.workspace is not None:
                 await asyncio.shield(self.workspace.close())
