@@ -96,7 +96,8 @@ async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncCl
     assert shot.status_code == 200 and shot.content[:4] == b"\x89PNG"
     for bad in ("../../etc/passwd", "src/main.js", ".tier2/project.json", "dist/../../x"):
         assert (await service.get(f"/v1/runs/{run_id}/artifacts/{bad}")).status_code == 404, bad
-    seen = await play_in_chromium(pool, f"{service.base_url}/v1/runs/{run_id}/artifacts/dist/index.html")
+    grant = (await service.post(run["links"]["play"])).json()  # the artifact is a download: play through a token
+    seen = await play_in_chromium(pool, f"{service.base_url}{grant['url']}")
     assert seen["errors"] == [] and seen["after"]["money"] < seen["before"]["money"]
     assert delivery["preview"] == {"path": "dist/index.html",
                                    "url": f"/v1/runs/{run_id}/artifacts/dist/index.html"}
