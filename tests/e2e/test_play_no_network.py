@@ -1,10 +1,12 @@
 """The Studio's play route in a viewer's ordinary Chromium (none of the validator's network flags; issue #21, M3):
-the game's first script finds WebRTC, WebTransport and WebSocket refusing, a fresh frame gives them no way back,
-an SVG of the game that the frame is navigated to runs no script — and the STUN/TCP listeners a hostile game aims
+the game's first script finds WebRTC, WebTransport and WebSocket refusing; no nested frame survives to run a script
+of its own (srcdoc ones, in the page and in closed shadow roots, declared or attached; a ``javascript:`` one); an
+SVG of the game that the frame is navigated to runs no script — and the STUN/TCP listeners a hostile game aims
 at on 127.0.0.2 receive nothing. Real service (uvicorn, Redis), real Chromium."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from pathlib import Path
@@ -20,6 +22,9 @@ from tier2.store.run_store import RunStore
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]
 KEY = "play-key-of-tenant-a-0001"
 
+#: a nested frame's own script (also inline in the game page: its hash is then in the page's policy)
+CHILD = ("try { const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.2:%(udp)d'}]}); "
+         "pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o)); } catch (e) {}")
 GAME = """<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><script>
 const STUN = {iceServers: [{urls: 'stun:127.0.0.2:%(udp)d'}]};
 const attempt = (make) => { try { make(); return 'made'; } catch (e) { return e.name; } };
@@ -29,11 +34,21 @@ window.__seen = {rtc: gather(window), legacy: typeof webkitRTCPeerConnection ===
   attempt(() => new webkitRTCPeerConnection(STUN)) : 'absent',
   socket: attempt(() => new WebSocket('ws://127.0.0.2:%(tcp)d/')),
   transport: attempt(() => new WebTransport('https://127.0.0.2:%(udp)d/'))};
-</script></head><body><script>
+</script></head><body><script>@CHILD@</script>
+<iframe srcdoc="<script>@CHILD@</script>"></iframe>
+<div><template shadowrootmode="closed"><iframe srcdoc="<script>@CHILD@</script>"></iframe></template></div>
+<script>
+const childHtml = '<script>' + @SOURCE@ + '<' + '/script>';
 const nested = document.createElement('iframe'); document.body.appendChild(nested);
 window.__seen.nested = gather(nested.contentWindow);
-window.__seen.done = true;
-</script></body></html>"""
+const host = document.createElement('div'); document.body.appendChild(host);
+const hidden = document.createElement('iframe'); hidden.srcdoc = childHtml;
+host.attachShadow({mode: 'closed'}).appendChild(hidden);
+const scripted = document.createElement('iframe'); scripted.src = 'javascript:' + JSON.stringify(childHtml);
+document.body.appendChild(scripted);
+document.write('<div><template shadowrootmode="closed"><iframe srcdoc="' + childHtml + '"></iframe></template></div>');
+Promise.resolve().then(() => { window.__seen.frames = window.length; window.__seen.done = true; });
+</script></body></html>""".replace("@SOURCE@", json.dumps(CHILD)).replace("@CHILD@", CHILD)
 SVG = """<svg xmlns="http://www.w3.org/2000/svg"><script>window.__ran = true;
 const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.2:%(udp)d'}]}); pc.createDataChannel('x');
 pc.createOffer().then((o) => pc.setLocalDescription(o));</script></svg>"""
@@ -122,7 +137,7 @@ async def test_the_play_page_gives_a_game_no_webrtc_and_no_socket(tmp_path: Path
         outside.close()
     legacy = seen.pop("legacy")
     assert seen == {"rtc": "NotSupportedError", "socket": "NotSupportedError", "transport": "NotSupportedError",
-                    "nested": "SecurityError", "done": True}, seen
+                    "nested": "SecurityError", "frames": 0, "done": True}, seen
     assert legacy in ("NotSupportedError", "absent")  # Chromium may have dropped the prefixed name
     assert svg_ran == "undefined"
     assert outside.hits == []

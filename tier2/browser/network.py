@@ -9,8 +9,8 @@ Four layers, each enough on its own for what it covers:
   is what stops what request interception never sees: WebSockets from workers, ``preconnect``, redirect hops.
 * **The page script** (`no_network_script`, ``nonet.js``) runs before the game's first script in every frame:
   ``RTCPeerConnection`` and ``WebTransport`` refuse (and note the attempt on the console, read back as a blocked
-  request). The Studio's play route injects it too (`inject_first_script`), where the viewer's own browser has no
-  such flags.
+  request). The Studio's play route puts it first in every game page (`tier2.browser.play_page`), where the
+  viewer's own browser has no such flags.
 * **The request filter** (`RequestFilter`): the game's own files are answered from disk by interception (the
   served origin), a loopback URL the user asked to validate is fetched by Playwright with its redirects checked hop
   by hop (one outside that origin is refused), and everything else is refused and recorded.
@@ -28,8 +28,7 @@ from urllib.parse import urljoin, urlsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Route, WebSocketRoute
 
-__all__ = ["NETWORK_ARGS", "BLOCKED_MARK", "DeadProxy", "RequestFilter", "inject_first_script",
-           "no_network_script", "loopback_origin"]
+__all__ = ["NETWORK_ARGS", "BLOCKED_MARK", "DeadProxy", "RequestFilter", "no_network_script", "loopback_origin"]
 
 #: Chromium's network flags (the proxy itself is `DeadProxy.arg`, added at launch: its port is the launch's own).
 #: They come after any configured extra flags, so a config cannot lift them (the last value of a switch wins).
@@ -50,31 +49,11 @@ _LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1"})
 _NONET_JS: Final = resources.files("tier2.browser").joinpath("nonet.js").read_text()
 
 
-def no_network_script(*, sockets: bool) -> str:
-    """The page script; ``sockets``: WebSocket refuses too (for a browser whose WebSockets nothing else closes)."""
-    return _NONET_JS.replace("{ sockets: false }", "{ sockets: %s }" % ("true" if sockets else "false"), 1)
-
-
-def inject_first_script(html: bytes, script: str) -> bytes:
-    """``html`` with ``<script>script</script>`` before anything the document could run: after a leading BOM,
-    comments and doctype (a script ahead of the doctype would put the page in quirks mode), else at the start."""
-    head = 0
-    if html.startswith(b"\xef\xbb\xbf"):
-        head = 3
-    while True:
-        rest = html[head:].lstrip()
-        skipped = len(html) - head - len(rest)
-        if rest.startswith(b"<!--") and (end := rest.find(b"-->")) >= 0:
-            head += skipped + end + 3
-        elif rest[:9].lower() == b"<!doctype" and (end := rest.find(b">")) >= 0:
-            head += skipped + end + 1
-            break
-        else:
-            break
-    if "</script" in script.lower():
-        raise ValueError("the script would end its own element")
-    tag = b"<script>" + script.encode() + b"</script>"
-    return html[:head] + tag + html[head:]
+def no_network_script(*, viewer: bool) -> str:
+    """The page script; ``viewer``: for a browser with a network behind it (the Studio's play page): WebSocket
+    refuses too and no nested frame may exist (the validator's browser closes WebSockets itself and runs the
+    script in every frame)."""
+    return _NONET_JS.replace("{ viewer: false }", "{ viewer: true }" if viewer else "{ viewer: false }", 1)
 
 
 def loopback_origin(url: str) -> tuple[str, str, int] | None:

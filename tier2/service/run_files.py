@@ -10,10 +10,11 @@ from ``/v1/runs/{id}/play/{token}/index.html`` — relative URLs (``bundle.js``,
 token. Those responses carry a CSP that makes the document sandboxed (scripts only, an opaque origin: no cookies,
 no storage, no access to the page that embeds it) and allows loading nothing but the run's own game files: no
 other network at all (`play_csp`). WebRTC is out of a CSP's reach, so every HTML page of the game gets the
-no-network page script (`tier2.browser.network`) as its very first script: ``RTCPeerConnection``, ``WebTransport``
-and ``WebSocket`` refuse before the game's first line runs, in the viewer's own browser. Scripts run in HTML pages
-only: any other file (an SVG, XHTML or XML document the game could navigate its frame to, where that script would
-not be) is sandboxed without scripts.
+no-network page script as its very first script (`tier2.browser.play_page`): ``RTCPeerConnection``,
+``WebTransport`` and ``WebSocket`` refuse before the game's first line runs, in the viewer's own browser, and no
+nested frame (whose document would not have that script) may exist; inline scripts run only by hash, so no
+``javascript:`` URL does. Scripts run in HTML pages only: any other file (an SVG, XHTML or XML document the game
+could navigate its frame to, where that script would not be) is sandboxed without scripts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path as FsPath
 from typing import Annotated
 
@@ -28,7 +30,7 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import FileResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from tier2.browser.network import inject_first_script, no_network_script
+from tier2.browser.play_page import play_page
 from tier2.errors import ApiError, ErrorCode, NotFound
 from tier2.runs.queries import require_run
 from tier2.runs.run_files import design_files, play_file, validation_report
@@ -47,18 +49,20 @@ _TOKEN = r"^[A-Za-z0-9_-]{1,800}\.[A-Za-z0-9_-]{1,100}$"
 #: the game's pages: served with the no-network script first, the only documents that may run scripts
 _PAGES = (".html", ".htm")
 _MAX_PAGE_BYTES = 20_000_000
-_PAGE_SCRIPT = no_network_script(sockets=True)
 
 
-def play_csp(host: str, prefix: str, scripts: bool = True) -> str:
-    """The CSP of a game file: a sandboxed document (scripts only: ``sandbox allow-scripts``; no scripts at all when
-    not ``scripts``) that may load scripts, styles, images, media, fonts and data from ``host`` + ``prefix`` (the
-    run's game under its token), inline ones and ``data:``/``blob:`` URLs, and nothing else: no other path of this
-    server, no other host."""
+def play_csp(host: str, prefix: str, inline: Sequence[str] | None = ()) -> str:
+    """The CSP of a game file: a sandboxed document (scripts only: ``sandbox allow-scripts``; no script at all when
+    ``inline`` is None) that may load scripts, styles, images, media, fonts and data from ``host`` + ``prefix`` (the
+    run's game under its token), inline styles and ``data:``/``blob:`` URLs, and nothing else: no other path of this
+    server, no other host. Inline scripts run only when listed in ``inline`` (their hashes: a browser ignores
+    ``'unsafe-inline'`` once a hash is given, so no ``javascript:`` URL runs; it stays for the others)."""
     own = f"{host}{prefix}" if _HOST.match(host) else "'none'"
     local = f"{own} data: blob:"
+    hashes = "".join(f" {h}" for h in inline or ())
     return "; ".join([
-        "sandbox allow-scripts" if scripts else "sandbox", "default-src 'none'", f"script-src {own} 'unsafe-inline'",
+        "sandbox allow-scripts" if inline is not None else "sandbox", "default-src 'none'",
+        f"script-src {own} 'unsafe-inline'{hashes}",
         f"style-src {own} 'unsafe-inline'", f"img-src {local}", f"media-src {local}", f"font-src {local}",
         f"connect-src {local}", "worker-src blob:", "frame-src 'none'", "object-src 'none'", "base-uri 'none'",
         "form-action 'none'", "frame-ancestors 'self'",
@@ -105,18 +109,18 @@ async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: A
         raise ApiError(ErrorCode.UNAUTHORIZED, 401, "invalid or expired play token")
     path = await play_file(rt, tenant, run_id, name or "index.html")
     prefix = f"/v1/runs/{run_id}/play/{token}/"
-    page = path.suffix.lower() in _PAGES
+    page = play_page(await run_in_threadpool(_read_page, path)) if path.suffix.lower() in _PAGES else None
     headers = {
-        "Content-Security-Policy": play_csp(request.headers.get("host", ""), prefix, scripts=page),
+        "Content-Security-Policy": play_csp(request.headers.get("host", ""), prefix,
+                                            page.script_hashes if page is not None else None),
         "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "private, no-store",
         # the sandboxed game has an opaque origin: its module scripts and loader requests for its own files are
         # cross-origin requests; the token in the URL is the capability, the files are the game's own
         "Access-Control-Allow-Origin": "*",
     }
-    if not page:
+    if page is None:
         return FileResponse(path, headers=headers)
-    html = await run_in_threadpool(_read_page, path)
-    return Response(inject_first_script(html, _PAGE_SCRIPT), media_type="text/html", headers=headers)
+    return Response(page.body, media_type="text/html", headers=headers)
 
 
 def _read_page(path: FsPath) -> bytes:

@@ -1,6 +1,6 @@
-"""The pieces of `tier2.browser.network` that need no browser: where the page script goes in a game's HTML, the
-page script's options, the dead proxy, loopback origins (the browser-level behaviour: tests/integration/
-test_game_network.py and tests/e2e/test_play_no_network.py)."""
+"""The pieces of `tier2.browser.network` that need no browser: the page script's options, the dead proxy, the
+launch flags, loopback origins (the browser-level behaviour: tests/integration/test_game_network.py and
+tests/e2e/test_play_no_network.py)."""
 
 from __future__ import annotations
 
@@ -8,34 +8,14 @@ import socket
 
 import pytest
 
-from tier2.browser.network import NETWORK_ARGS, DeadProxy, inject_first_script, loopback_origin, no_network_script
+from tier2.browser.network import NETWORK_ARGS, DeadProxy, loopback_origin, no_network_script
 from tier2.browser.pool import BrowserPool
 
-TAG = b"<script>S</script>"
 
-
-@pytest.mark.parametrize(("html", "expected"), [
-    (b"<!doctype html><script>game()</script>", b"<!doctype html>" + TAG + b"<script>game()</script>"),
-    (b"<script>first()</script><!doctype html>", TAG + b"<script>first()</script><!doctype html>"),
-    (b"\xef\xbb\xbf  <!-- made by x --> <!DOCTYPE html>\n<html>",
-     b"\xef\xbb\xbf  <!-- made by x --> <!DOCTYPE html>" + TAG + b"\n<html>"),
-    (b"<!-- <script>in a comment</script> --><html>", b"<!-- <script>in a comment</script> -->" + TAG + b"<html>"),
-    (b"<!-- never closed <script>x()</script>", TAG + b"<!-- never closed <script>x()</script>"),
-    (b"", TAG),
-])
-def test_the_page_script_comes_before_anything_the_document_can_run(html: bytes, expected: bytes) -> None:
-    assert inject_first_script(html, "S") == expected
-
-
-def test_a_script_that_would_end_its_own_element_is_refused() -> None:
-    with pytest.raises(ValueError):
-        inject_first_script(b"<html>", "x = '</SCRIPT>'")
-
-
-def test_the_page_script_refuses_sockets_only_when_asked() -> None:
-    assert "{ sockets: true }" in no_network_script(sockets=True)
-    assert "{ sockets: false }" in no_network_script(sockets=False)
-    assert "</script" not in no_network_script(sockets=True).lower()
+def test_the_page_script_refuses_sockets_and_frames_only_for_a_viewer() -> None:
+    assert "{ viewer: true }" in no_network_script(viewer=True)
+    assert "{ viewer: false }" in no_network_script(viewer=False)
+    assert "</script" not in no_network_script(viewer=True).lower()
 
 
 def test_the_dead_proxy_refuses_connections_and_holds_its_port() -> None:

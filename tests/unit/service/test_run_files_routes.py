@@ -193,7 +193,7 @@ async def test_game_pages_run_the_no_network_script_first_and_other_files_run_no
     page = await c.get(grant["url"])
     assert page.text.startswith("<!doctype html><script>") and page.headers["content-type"].startswith("text/html")
     assert page.text.index("RTCPeerConnection") < page.text.index('<script src="bundle.js">')
-    assert "{ sockets: true }" in page.text  # the viewer's browser: nothing else closes a WebSocket
+    assert "{ viewer: true }" in page.text  # the viewer's browser: nothing else closes a WebSocket
     other = await c.get(base + "help.htm")
     assert other.text.index("RTCPeerConnection") < other.text.index("first()")
     assert other.headers["content-security-policy"].startswith("sandbox allow-scripts;")
