@@ -1,7 +1,7 @@
 """No network from a game under validation (issue #21, M2), in real Chromium: a hostile page fetches another
 loopback address and the service's own loopback port, opens WebSockets (from the page and from a worker), gathers
-WebRTC candidates against a STUN server (from the page and from a fresh frame), preconnects and opens a
-WebTransport; a validated loopback URL answers a redirect to another address. Listeners bound by the test on
+WebRTC candidates against a STUN server (from the page, a fresh frame, a srcdoc and a javascript: frame),
+preconnects and opens a WebTransport; a validated loopback URL answers a redirect to another address. Listeners bound by the test on
 127.0.0.2 (TCP and UDP) and 127.0.0.1 receive nothing, and the validation report lists every attempt as blocked."""
 
 from __future__ import annotations
@@ -84,6 +84,11 @@ gather(window);
 const frame = document.createElement('iframe'); document.body.appendChild(frame); gather(frame.contentWindow);
 const link = document.createElement('link'); link.rel = 'preconnect'; link.href = T; document.head.appendChild(link);
 try { new WebTransport('https://127.0.0.2:%(udp)d/wt'); } catch (e) { window.__refused.push(String(e)); }
+const child = "<script>try { const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.2:%(udp)d'}]});" +
+  "pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o)); } catch (e) {}<" + "/script>";
+const srcdoc = document.createElement('iframe'); srcdoc.srcdoc = child; document.body.appendChild(srcdoc);
+const scripted = document.createElement('iframe'); scripted.src = 'javascript:' + JSON.stringify(child);
+document.body.appendChild(scripted);
 """
 
 
