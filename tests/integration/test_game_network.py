@@ -1,8 +1,9 @@
 """No network from a game under validation (issue #21, M2), in real Chromium: a hostile page fetches another
 loopback address and the service's own loopback port, opens WebSockets (from the page and from a worker), gathers
 WebRTC candidates against a STUN server (from the page, a fresh frame, a srcdoc and a javascript: frame),
-preconnects and opens a WebTransport; a validated loopback URL answers a redirect to another address. Listeners bound by the test on
-127.0.0.2 (TCP and UDP) and 127.0.0.1 receive nothing, and the validation report lists every attempt as blocked."""
+preconnects and opens a WebTransport; a validated loopback URL answers a redirect to another address. Listeners
+bound by the test on 127.0.0.2 (TCP and UDP) and 127.0.0.1 receive nothing, and the validation report lists every
+attempt as blocked."""
 
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ class GameSession:
         #: what the page may reach: the serve roots, else the loopback URL itself (its origin only); nothing else
         self.network = RequestFilter(
             self.log.block, SERVED_ORIGIN, self._serve if self.serve_roots else None,
-            None if self.serve_roots or url.startswith(SERVED_ORIGIN) else loopback_origin(url))
+            None if self.serve_roots else loopback_origin(url))
 
     async def __aenter__(self) -> GameSession:
         # a blank page in a fresh context (a standby one when the pool has it ready): the init scripts and the

@@ -52,3 +52,14 @@ def test_a_game_never_runs_in_a_viewers_browser() -> None:
     assert not any(a in viewer.args for a in NETWORK_ARGS)
     with pytest.raises(ValueError, match="network"):
         GameSession(viewer, "http://localhost:4173/index.html")
+
+
+def test_a_validated_url_opens_its_own_origin_only_and_served_folders_none(tmp_path) -> None:
+    from tier2.browser import GameSession
+
+    pool = BrowserPool("/usr/bin/true")
+    # vite preview's default port is the served origin's: a URL there is still the user's server
+    assert GameSession(pool, "http://localhost:4173/index.html").network.origin == ("http", "localhost", 4173)
+    assert GameSession(pool, "http://127.0.0.1:8080/g/").network.origin == ("http", "127.0.0.1", 8080)
+    served = GameSession(pool, "http://localhost:4173/index.html", serve_root=tmp_path).network
+    assert served.origin is None and served.serve is not None
