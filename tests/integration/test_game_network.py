@@ -169,3 +169,24 @@ async def test_a_redirect_off_the_validated_origin_is_refused(pool, pack, tmp_pa
     assert f"{away} [redirect from {origin}/away]" in blocked, blocked
     assert f"{away} [redirect from {origin}/away?img]" in blocked, blocked
     assert report.passed, report.feedback()  # the game itself came through its same-origin redirect
+
+
+async def test_the_browser_alone_reaches_nothing(pool, outside: Listeners) -> None:
+    """The launch flags on their own (a page with no init script, no route: what a game escaping both would
+    have): a fetch, a WebSocket and WebRTC candidate gathering all end without a packet reaching 127.0.0.2."""
+    context = await pool.new_context()
+    try:
+        page = await context.new_page()
+        ends = await page.evaluate("""([tcp, udp]) => Promise.all([
+          fetch(`http://127.0.0.2:${tcp}/`).then(() => 'reached', () => 'failed'),
+          new Promise((done) => { const ws = new WebSocket(`ws://127.0.0.2:${tcp}/`);
+            ws.onopen = () => done('open'); ws.onclose = () => done('closed'); }),
+          new Promise((done) => { const pc = new RTCPeerConnection({iceServers: [{urls: `stun:127.0.0.2:${udp}`}]});
+            const found = []; pc.onicecandidate = (e) => { if (e.candidate) found.push(e.candidate.candidate);
+              else done(found); };
+            pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o)); }),
+        ])""", [outside.tcp, outside.udp])
+    finally:
+        await context.close()
+    assert ends == ["failed", "closed", []]
+    assert outside.hits == []
