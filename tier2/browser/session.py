@@ -41,8 +41,6 @@ BENIGN_CONSOLE_PATTERNS: tuple[re.Pattern[str], ...] = (
 _CLOCK_JS = resources.files("tier2.browser").joinpath("clock.js").read_text()
 #: the validator's browser closes WebSockets itself (and reports them): the page script leaves them be
 _NO_NETWORK_JS = no_network_script(viewer=False)
-
-
 _CANVAS_BOX_JS = """() => {
   const find = (root) => {
     const found = root.querySelector('canvas');

@@ -30,7 +30,7 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import FileResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from tier2.browser.play_page import play_page
+from tier2.browser.play_page import PlayPage, play_page
 from tier2.errors import ApiError, ErrorCode, NotFound
 from tier2.runs.queries import require_run
 from tier2.runs.run_files import design_files, play_file, validation_report
@@ -109,7 +109,7 @@ async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: A
         raise ApiError(ErrorCode.UNAUTHORIZED, 401, "invalid or expired play token")
     path = await play_file(rt, tenant, run_id, name or "index.html")
     prefix = f"/v1/runs/{run_id}/play/{token}/"
-    page = play_page(await run_in_threadpool(_read_page, path)) if path.suffix.lower() in _PAGES else None
+    page = await run_in_threadpool(_page, path) if path.suffix.lower() in _PAGES else None
     headers = {
         "Content-Security-Policy": play_csp(request.headers.get("host", ""), prefix,
                                             page.script_hashes if page is not None else None),
@@ -121,6 +121,10 @@ async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: A
     if page is None:
         return FileResponse(path, headers=headers)
     return Response(page.body, media_type="text/html", headers=headers)
+
+
+def _page(path: FsPath) -> PlayPage:
+    return play_page(_read_page(path))
 
 
 def _read_page(path: FsPath) -> bytes:
