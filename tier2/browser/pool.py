@@ -24,6 +24,7 @@ from typing import Any
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
+from tier2.browser.network import NETWORK_ARGS, DeadProxy
 from tier2.errors import BrowserUnavailable
 from tier2.settings.secrets import tool_env
 
@@ -61,9 +62,15 @@ class BrowserPool:
     """Lazily launched shared browser; use ``async with`` or call `close()`."""
 
     def __init__(self, executable: str, extra_args: list[str] | None = None, launch_timeout_s: float = 30.0,
-                 standby: int = 1) -> None:
+                 standby: int = 1, viewer: bool = False) -> None:
         self.executable = executable
-        self.args = list(CHROMIUM_ARGS) + list(extra_args or [])
+        #: a browser that shows tier2's own pages on loopback to a person or a test (the Studio, the event stream)
+        #: and has a network for it: never one for games (`tier2.browser.GameSession` refuses it)
+        self.viewer = viewer
+        #: the launch flags (the network ones last: no extra flag lifts them) but the dead proxy's, whose port is
+        #: each launch's own (`tier2.browser.network`)
+        self.args = list(CHROMIUM_ARGS) + list(extra_args or []) + ([] if viewer else list(NETWORK_ARGS))
+        self._proxy: DeadProxy | None = None
         self.launch_timeout_s = launch_timeout_s
         #: how many fresh session pages `warm` keeps ready
         self.standby = standby
@@ -94,8 +101,11 @@ class BrowserPool:
                 if self._pw is None:
                     self._pw = await async_playwright().start()
                 env: dict[str, str | float | bool] = {**tool_env({"HOME": tempfile.gettempdir()})}
+                if self._proxy is None and not self.viewer:
+                    self._proxy = DeadProxy()  # kept until the pool closes: no one else may listen on its port
+                proxy = [self._proxy.arg] if self._proxy is not None else []
                 self._browser = await self._pw.chromium.launch(
-                    executable_path=self.executable, headless=True, args=self.args,
+                    executable_path=self.executable, headless=True, args=[*self.args, *proxy],
                     timeout=self.launch_timeout_s * 1000,
                     env=env,  # never the service's secrets
                 )
@@ -235,6 +245,9 @@ class BrowserPool:
                 if self._pw is not None:
                     pw, self._pw = self._pw, None
                     await pw.stop()
+                if self._proxy is not None:
+                    self._proxy.close()
+                    self._proxy = None
         finally:
             self._stopping = False
 
