@@ -80,7 +80,7 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     storage = RedisStorage(**params)  # type: ignore[arg-type]
     bus = RedisMessageBus(**params)  # type: ignore[arg-type]
     pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
-    wsm = ProjectWorkspaceManager(settings.workspaces, pack.skill_dirs)  # required by create_app's lifespan
+    wsm = ProjectWorkspaceManager(settings.workspaces, pack.agent_skill_dirs)  # required by create_app's lifespan
     keys = ApiKeys.from_env()
     names = settings.trusted_host_names
     hosts = Middleware(TrustedHosts, names=names, local=not keys.enabled, enforce_host=not keys.enabled or bool(names))
