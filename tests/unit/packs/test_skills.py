@@ -18,6 +18,7 @@ from tier2.errors import PackError
 from tier2.packs import Pack, load_pack
 from tier2.packs.skills import CORE_SKILLS_DIR, MAX_DESCRIPTION_CHARS, MAX_SKILL_BYTES, check_skill, core_skill_dirs
 from tier2.runs.pack_check import _skills
+from tier2.settings.loader import REPO_ROOT
 
 CORE = ["tier2-delivery", "tier2-gate-verdicts", "tier2-run", "tier2-tools"]
 
@@ -109,3 +110,16 @@ async def test_packs_check_loads_the_core_and_the_pack_skills_in_agentscope(pack
     line = await _skills(pack, tmp_path)
     assert line.ok, line.detail
     assert line.detail.split(", ") == sorted([*CORE, *pack.manifest.skills])
+
+
+def test_no_prompt_repeats_a_core_skill() -> None:
+    """Skills are opened on demand; a prompt that copied one would pay for it on every call."""
+    prompts = {p: " ".join(p.read_text().split()) for p in (REPO_ROOT / "tier2" / "prompts").rglob("*.md")}
+    repeated = []
+    for d in core_skill_dirs():
+        lines = (d / "SKILL.md").read_text().split("---", 2)[2].splitlines()
+        body = " ".join(" ".join(ln for ln in lines if not ln.startswith(("#", "|", "```"))).split())
+        for sentence in re.split(r"(?<=[.:;])\s+", body):
+            if len(sentence) >= 50:
+                repeated += [f"{p.name}: {sentence[:80]}" for p, text in prompts.items() if sentence in text]
+    assert not repeated, repeated
