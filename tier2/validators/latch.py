@@ -9,12 +9,12 @@ the game by playing and must lose it by playing — through real key presses of 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tier2.browser import GameSession
 from tier2.packs import Genre
+from tier2.packs.genres import ProbePolicy
 
 __all__ = ["LatchReport", "Policy", "play_latches", "decide"]
 
@@ -24,8 +24,8 @@ IDLE_MS = 2000
 FRAME_MS = 1000 / 60
 MAX_FRAMES_PER_ACTION = 600
 
-#: a genre probe's decision function: (state, actions, tables) -> action name | (name, frames) | None
-Policy = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], Any]
+#: a genre probe's decision function (the pack's type: `tier2.packs.genres.ProbePolicy`)
+Policy = ProbePolicy
 
 
 @dataclass
