@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from typing import TypedDict
 from urllib.parse import parse_qs, unquote, urlparse
 
 from agentscope.app import create_app
@@ -65,7 +66,14 @@ def served_routes(app: FastAPI) -> set[tuple[str, str]]:
     return out
 
 
-def _redis_params(url: str) -> dict[str, object]:
+class _RedisParams(TypedDict):
+    host: str
+    port: int
+    db: int
+    password: str | None
+
+
+def _redis_params(url: str) -> _RedisParams:
     u = urlparse(url)
     db = int((u.path or "/0").strip("/") or 0)
     password = unquote(u.password) if u.password else next(iter(parse_qs(u.query).get("password", [])), None)
@@ -77,8 +85,8 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     ``tier2 worker`` processes run them)."""
     params = _redis_params(redis_url)
     install_log_redaction()  # no run token (access log) and no Redis password in a log line
-    storage = RedisStorage(**params)  # type: ignore[arg-type]
-    bus = RedisMessageBus(**params)  # type: ignore[arg-type]
+    storage = RedisStorage(**params)
+    bus = RedisMessageBus(**params)
     pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
     wsm = ProjectWorkspaceManager(settings.workspaces, pack.agent_skill_dirs)  # required by create_app's lifespan
     keys = ApiKeys.from_env()

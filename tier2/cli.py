@@ -15,6 +15,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,7 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
     return 0 if outcome.status == "delivered" or (paused and args.design_only) else 1
 
 
-def _with_redis(settings: Settings, fn: Any) -> int:
+def _with_redis(settings: Settings, fn: Callable[[str], int]) -> int:
     from tier2.store.embedded import redis_url
 
     security = load_security(settings.config_dir)

@@ -19,7 +19,9 @@ from typing import Any, Final
 
 from agentscope.message import TextBlock, ToolResultState
 from agentscope.middleware import MiddlewareBase
-from agentscope.tool import ToolResponse
+from agentscope.tool import ToolChunk, ToolResponse
+
+from tier2.middleware._kwargs import ActingNext
 
 __all__ = ["READ_ONLY_TOOLS", "SKILL_TOOL", "ReadOnlyGuardMiddleware"]
 
@@ -34,7 +36,8 @@ class ReadOnlyGuardMiddleware(MiddlewareBase):
     def __init__(self, allowed: frozenset[str] = READ_ONLY_TOOLS, who: str = "designers") -> None:
         self.allowed, self.who = allowed | {SKILL_TOOL}, who
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         call = input_kwargs["tool_call"]
         if call.name not in self.allowed:
             yield ToolResponse(content=[TextBlock(text=(

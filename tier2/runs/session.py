@@ -172,15 +172,14 @@ class RunSession:
                                                       project_id=info.project_id, dispatch=False, tenant=LOCAL_TENANT)
             if accepted.outcome == "busy":
                 raise BadInput(f"project {info.project_id} already has a run in progress: {accepted.active_run}")
-        previous = await self.rt.store.get_run(run_id) or {}
-        tenant = previous.get("tenant")
-        self.tenant = tenant if isinstance(tenant, str) else None
+        previous = await self.rt.store.get_record(run_id)
+        self.tenant = previous.tenant if previous is not None else None
         attempt = req.fence.token if req.fence else 1
         await self.update(**fields, attempt=attempt, started=True)
         self.trace.annotate(**{A.PACK: pack.ref, A.TEMPLATE: pack.genre_of(project).id})
         self.trace.annotate(**{A.AGENT: "writer", A.ROUTE: self.route_name, A.REQUEST_MODEL: route.model,
                                A.BRIEF_CHARS: len(self.brief), "tier2.run.attempt": attempt})
-        if not previous.get("started"):
+        if previous is None or not previous.started:
             await self.emit(RunStarted(run_id=run_id, brief=self.brief, project_id=info.project_id,
                                        project_dir=str(project), model_route=self.route_name, model=route.model,
                                        pack=self.rt.pack.ref))
