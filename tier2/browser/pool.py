@@ -111,7 +111,9 @@ class BrowserPool:
                 proxy = [self._proxy.arg] if self._proxy is not None else []
                 self._browser = await self._pw.chromium.launch(
                     executable_path=unprivileged_launcher(self.executable, self.identity),
-                    headless=True, args=[*self.args, *proxy],
+                    # Chromium's own sandbox on (Playwright's default adds --no-sandbox); a sandbox kind's launcher
+                    # turns it off itself, inside the kind's sandbox
+                    chromium_sandbox=True, headless=True, args=[*self.args, *proxy],
                     timeout=self.launch_timeout_s * 1000,
                     env=env,  # never the service's secrets
                 )
