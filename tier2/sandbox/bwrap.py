@@ -62,6 +62,17 @@ def bwrap_available() -> str | None:
     return None
 
 
+def _public(path: Path) -> bool:
+    """True when any user may reach ``path`` (a directory): every ancestor searchable by others, the directory
+    readable and searchable by others — the toolchain and pack packages usually; a project never (0700 root)."""
+    try:
+        if os.stat(path).st_mode & 0o005 != 0o005:
+            return False
+        return all(os.stat(parent).st_mode & 0o001 for parent in path.parents)
+    except OSError:
+        return False
+
+
 class BwrapSandbox(Sandbox):
     kind = "isolated"
 
@@ -109,7 +120,7 @@ class BwrapSandbox(Sandbox):
             return str(_FD0 + len(data) - 1)
 
         def stage(path: Path) -> str:
-            if not self.user.switch:  # not root: the path is ours to read, and no mount namespace could be made
+            if not self.user.switch or _public(path):  # bwrap (as the sandbox uid) can reach it by path itself
                 return str(path)
             staged.append(path)
             return f"{_STAGE}/{len(staged) - 1}"
@@ -159,8 +170,9 @@ class BwrapSandbox(Sandbox):
             return ["/bin/bash", "-c", f'{enter}exec "$@" {opens}', "bash", *cmd]
         # opened inside the new mount namespace (a bind's source must be a mount of the caller's namespace)
         sources = " ".join(f"{first + i}<{shlex.quote(str(p))}" for i, p in enumerate(staged))
-        binds = "".join(f"mkdir {_STAGE}/{i} && mount --no-canonicalize --bind /proc/self/fd/{first + i} "
-                        f"{_STAGE}/{i} && " for i in range(len(staged)))
+        dirs = " ".join(f"{_STAGE}/{i}" for i in range(len(staged)))
+        binds = f"mkdir {dirs} && " + "".join(f"mount --no-canonicalize --bind /proc/self/fd/{first + i} "
+                                              f"{_STAGE}/{i} && " for i in range(len(staged)))
         closes = " ".join(f"{first + i}<&-" for i in range(len(staged)))
         inner = (f"exec {sources} && mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev tier2-stage {_STAGE} && "
                  f'{binds}exec "$@" {closes}')
