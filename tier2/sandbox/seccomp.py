@@ -18,13 +18,13 @@ import errno
 import platform
 import struct
 
-__all__ = ["seccomp_program", "DENIED"]
+__all__ = ["seccomp_program", "DENIED", "SYSCALLS"]
 
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _X32_BIT = 0x40000000
 
 #: syscall numbers per architecture (x86_64: arch/x86/entry/syscalls/syscall_64.tbl; aarch64: asm-generic)
-_NR: dict[str, dict[str, int]] = {
+SYSCALLS: dict[str, dict[str, int]] = {
     "x86_64": {
         "mount": 165, "umount2": 166, "pivot_root": 155, "open_tree": 428, "move_mount": 429, "fsopen": 430,
         "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "unshare": 272, "setns": 308,
@@ -46,7 +46,7 @@ _NR: dict[str, dict[str, int]] = {
         "clone": 220, "clone3": 435,
     },
 }
-DENIED = tuple(n for n in _NR["x86_64"] if n not in ("clone", "clone3"))
+DENIED = tuple(n for n in SYSCALLS["x86_64"] if n not in ("clone", "clone3"))
 #: CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
 _CLONE_NEW = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
@@ -62,9 +62,9 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 def seccomp_program(machine: str | None = None) -> bytes:
     """The filter as bubblewrap reads it from ``--seccomp FD`` (an array of ``struct sock_filter``)."""
     arch = machine or platform.machine()
-    if arch not in _NR:
+    if arch not in SYSCALLS:
         raise ValueError(f"no seccomp filter for architecture {arch!r} (x86_64 and aarch64 are supported)")
-    nr = _NR[arch]
+    nr = SYSCALLS[arch]
     denied = [nr[name] for name in DENIED]
     # layout: [0] ld arch, [1] jeq arch, [2] ld nr, ([3] jge x32), denied..., clone3, clone, allow,
     #         clone-check: ld arg0, jset, allow; deny; enosys
