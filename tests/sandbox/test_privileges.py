@@ -211,3 +211,31 @@ def test_workspaces_root_is_private(tmp_path: Path) -> None:
     assert stat.S_IMODE(secure_workspaces_root(loose).stat().st_mode) == 0o700
     fresh = secure_workspaces_root(tmp_path / "new" / "ws")
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
+
+
+async def test_a_background_setuid_in_a_container_is_stripped_when_it_settles(
+        project: Path, pack: Pack, tmp_path: Path, docker_host: str | None) -> None:
+    """docker: a command's background process outlives it (until `settle`) and sets the bit after the command's
+    own strip ran; settling (before any host-side tool) strips it again."""
+    import asyncio
+
+    skip_unless_kind("docker", docker_host)
+    box = await _open("docker", project, pack, tmp_path)
+    sessions = CommandSessions(box, tmp_path / "logs", CommandConfig(slice_s=10))
+    late = project / "late"
+    try:
+        report = await sessions.start("(while [ ! -e go ]; do sleep 0.1; done; cp /usr/bin/id late; "
+                                      "chmod 4755 late) >/dev/null 2>&1 & echo started", wait_s=10)
+        assert report.exit_code == 0 and "started" in report.output
+        (project / "go").write_text("")  # the command has ended (and been stripped); now the background acts
+        for _ in range(200):
+            if late.exists() and os.lstat(late).st_mode & stat.S_ISUID:
+                break
+            await asyncio.sleep(0.1)
+        assert os.lstat(late).st_mode & stat.S_ISUID  # the attack happened on the host...
+        await sessions.stop_all()  # what runs before every host-side tool
+        assert not os.lstat(late).st_mode & stat.S_ISUID  # ...and is undone
+        assert os.lstat(late).st_uid == _host_uid() != 0
+    finally:
+        await sessions.close()
+        await box.close()
