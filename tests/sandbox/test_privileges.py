@@ -239,3 +239,30 @@ async def test_a_background_setuid_in_a_container_is_stripped_when_it_settles(
     finally:
         await sessions.close()
         await box.close()
+
+
+@pytest.mark.parametrize("kind", SANDBOXED)
+async def test_the_strip_and_hand_over_never_follow_a_planted_link(
+        kind: str, project: Path, pack: Pack, tmp_path: Path, docker_host: str | None) -> None:
+    """Links planted in the project to a host set-uid file and to a host directory: the walk before and after the
+    command changes the links themselves, never their targets (no chown, no chmod outside the project)."""
+    skip_unless_kind(kind, docker_host)
+    outside = tmp_path / "host-side"
+    outside.mkdir()
+    target = outside / "suid-tool"
+    target.write_bytes(b"#!/bin/sh\n")
+    target.chmod(0o4755)
+    (outside / "inner").write_text("x")
+    box = await _open(kind, project, pack, tmp_path)
+    try:
+        (project / "to-file").symlink_to(target)
+        (project / "to-dir").symlink_to(outside)
+        done = await box.exec(["/bin/sh", "-c", f"ln -s {target} made-inside; ln -s {outside} dir-inside; echo ok"])
+        assert done.code == 0 and "ok" in done.output, done.output
+    finally:
+        await box.close()
+    for path in (target, outside, outside / "inner"):
+        st = os.lstat(path)
+        assert st.st_uid == 0 or os.geteuid() != 0, (path, st.st_uid)  # never given to the sandbox uid
+    assert stat.S_IMODE(os.lstat(target).st_mode) == 0o4755  # never stripped through the link
+    assert os.lstat(project / "to-file").st_uid == _host_uid()  # the link itself was handed over
