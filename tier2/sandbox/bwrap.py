@@ -26,6 +26,7 @@ import hashlib
 import os
 import shlex
 import shutil
+import uuid
 from pathlib import Path
 
 from tier2.errors import SetupError
@@ -97,7 +98,8 @@ class BwrapSandbox(Sandbox):
         (self._etc_dir / "passwd").write_text(f"sandbox:x:{SANDBOX_UID}:{SANDBOX_UID}:sandbox:/tmp:/bin/sh\n")
         (self._etc_dir / "group").write_text(f"sandbox:x:{SANDBOX_UID}:\n")
         (self._etc_dir / "seccomp.bpf").write_bytes(seccomp_program())
-        name = f"{self.spec.label}-{hashlib.sha256(str(self.project).encode()).hexdigest()[:8]}-{os.getpid()}"
+        digest = hashlib.sha256(str(self.project).encode()).hexdigest()[:8]  # one cgroup per sandbox instance:
+        name = f"{self.spec.label}-{digest}-{uuid.uuid4().hex[:6]}-{os.getpid()}"  # two on a project never share
         self._cgroups = make_cgroups(self.spec.cgroups, name, self.spec.limits)
 
     async def start(self) -> None:
