@@ -276,7 +276,9 @@ async def test_load_a_project_from_an_archive_then_follow_up(studio: Studio, pag
     archive.write_bytes(template_zip())
     await _sign_in(page, studio, KEY_A)
     await page.goto(f"{studio.base}/studio/#/new")
-    await page.set_input_files("#archive", str(archive))
+    # the bytes, not the path: the test's Chromium is never root and cannot read root's temporary files
+    await page.set_input_files("#archive", {"name": archive.name, "mimeType": "application/zip",
+                                            "buffer": archive.read_bytes()})
     await page.click("#upload")
     await page.wait_for_selector("#upload-result.ok")
     project_id = await page.input_value("#project-id")

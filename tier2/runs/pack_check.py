@@ -157,8 +157,8 @@ async def check_pack(settings: Settings, pack_id: str, genres: list[str] | None 
     add(_docs_line(pack, settings))
     chosen = [pack.genre(g) for g in genres] if genres else list(pack.genres.values())
     security = load_security(settings.config_dir)
-    pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args) \
-        if play else None
+    pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args,
+                       isolation=security.sandbox.isolation) if play else None
     try:
         for genre in chosen:
             briefs = [b.format(word=genre.spec.brief_words[0]) for b in SAMPLE_BRIEFS]

@@ -81,7 +81,7 @@ async def check_health(
         executable = None
     own_pool = False
     if pool is None and executable is not None and launch_browser:
-        pool, own_pool = BrowserPool(executable, security.browser.args), True
+        pool, own_pool = BrowserPool(executable, security.browser.args, isolation=security.sandbox.isolation), True
     try:
         parts = {"redis": await _redis(redis_url), "browser": await _browser(pool, executable, launch_browser),
                  "toolchain": _toolchain(settings)}
