@@ -8,9 +8,10 @@ are masked by the views (no server path, no pid).
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
 from tier2.errors import ErrorCode
 from tier2.service.text import Ident, Line, Text
@@ -42,6 +43,15 @@ class RunBudget(BudgetOverride):
     ``tokens`` a whole number, ``usd`` and ``deadline_s`` any finite number."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
+
+    @field_validator("usd", "tokens", "deadline_s", mode="before")
+    @classmethod
+    def _strict_finite(cls, value: Any, info: ValidationInfo) -> Any:
+        """``Infinity``/``NaN``/``1e400`` (Python's JSON parser takes them) are "not a finite number" (a whole one
+        for ``tokens``): strict mode would otherwise refuse the text the base model turns them into."""
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("Input should be a finite " + ("integer" if info.field_name == "tokens" else "number"))
+        return value
 
 
 class RunCreate(BaseModel):
