@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.static_gates.helpers import DEMOS, TEMPLATE, inject, injected_line
+from tests.unit.validators.static.helpers import DEMOS, TEMPLATE, inject, injected_line
 from tier2.errors import ToolchainMissing
 from tier2.validators.static import (
     PhaserApi,
