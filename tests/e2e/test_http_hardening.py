@@ -25,7 +25,7 @@ from tests.unit.workspace.test_importer import _count_inflated
 from tier2.app import TIER2_ROUTES, build_app, served_routes
 from tier2.settings.loader import REPO_ROOT, Settings
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]  # its service warms Chromium
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 KEY = "key-of-hardening-789"
 A = {"Authorization": f"Bearer {KEY}"}
