@@ -53,6 +53,21 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# the unprivileged host users of untrusted work (config/security/runtime.toml [sandbox.isolation]; docs/operations.md
+# "Privilege separation"): tier2 uses the numeric ids whether or not these exist — the names make ps/ls readable
+if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null 2>&1; then
+  .venv/bin/python - <<'PY' | while read -r name uid gid; do
+import tomllib
+c = tomllib.load(open("config/security/runtime.toml", "rb")).get("sandbox", {}).get("isolation", {})
+print("tier2-sandbox", c.get("uid", 70000), c.get("gid", 70000))
+print("tier2-browser", c.get("browser_uid", 70001), c.get("browser_gid", 70001))
+PY
+    getent group "$gid" >/dev/null || groupadd --system --gid "$gid" "$name"
+    getent passwd "$uid" >/dev/null || useradd --system --uid "$uid" --gid "$gid" --no-create-home \
+      --home-dir /nonexistent --shell /usr/sbin/nologin "$name"
+  done
+fi
+
 for pack in capability_packs/*/; do
   [ -f "$pack/package-lock.json" ] || continue
   pstamp="$pack/node_modules/.tier2-lock"

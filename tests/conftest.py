@@ -147,6 +147,15 @@ async def pool() -> AsyncIterator[BrowserPool]:
         yield p
 
 
+@pytest.fixture(scope="session")
+async def viewer_pool() -> AsyncIterator[BrowserPool]:
+    """A person's browser for tier2's own pages on loopback (the Studio, the API): it has a network, which the
+    games' `pool` has not (`tier2.browser.network`)."""
+    security = load_security(REPO / "config")
+    async with BrowserPool(find_chromium(None, security.browser.executables), viewer=True) as p:
+        yield p
+
+
 @pytest.fixture
 def template_copy(tmp_path: Path, pack: Pack) -> Path:
     """A fresh copy of the pack's template project."""

@@ -90,7 +90,7 @@ async def build_writer(
     ``docs_cache``: where the pack's engine-docs index is cached (the EngineDocs tool); ``max_project_bytes``: the
     most bytes the project's files may hold after a Write or an Edit."""
     home = home or project.parent / f".{project.name}.agent"
-    workspace = project_workspace(project_id, project, home, pack.skill_dirs)
+    workspace = project_workspace(project_id, project, home, pack.agent_skill_dirs)
     await workspace.initialize()
     tool_ctx = GameToolContext(project=project, pack=pack, runner=runner, reports_dir=reports_dir,
                                build_timeout_s=policy.timeouts.build_s,

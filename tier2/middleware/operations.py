@@ -101,6 +101,6 @@ def _already_written(call: Any) -> bool:
         return False
     try:
         args = json.loads(call.input) if isinstance(call.input, str) else dict(call.input)
-        return Path(args["file_path"]).read_text() == args["content"]
+        return bool(Path(args["file_path"]).read_text() == args["content"])
     except (OSError, KeyError, TypeError, ValueError):
         return False

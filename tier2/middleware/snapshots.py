@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from agentscope.middleware import MiddlewareBase
-from agentscope.tool import ToolResponse
+from agentscope.tool import ToolChunk, ToolResponse
 
 from tier2.errors import QuotaExceeded, RunLimitReached
+from tier2.middleware._kwargs import ActingNext, StreamNext
 from tier2.middleware.operations import operation_id
 from tier2.store.quotas import QuotaStore
 from tier2.store.snapshots import SnapshotStore
@@ -119,17 +120,20 @@ class SnapshotMiddleware(MiddlewareBase):
         self._check(agent)  # a compression is a model call too: none is spent on a run that has stopped
         await next_handler(**input_kwargs)
 
-    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                           ) -> AsyncGenerator[Any, None]:
         self._check(agent)  # before the next model call: a quota stopped the run at the last write step
         async for item in next_handler(**input_kwargs):
             yield item
 
-    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                       ) -> AsyncGenerator[Any, None]:
         async for item in next_handler(**input_kwargs):
             yield item
         self._check(agent)  # the turn's last step tripped it: no model call came to raise it
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         call = input_kwargs["tool_call"]
         final: ToolResponse | None = None
         async for chunk in next_handler(**input_kwargs):

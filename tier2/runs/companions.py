@@ -261,8 +261,8 @@ class RunCompanions:
                                                options=dict(s.req.options), durable=False))
         cancel = s.req.cancel
         tools = companion_tools(role, project, s.rt.pack.node_modules)
-        agent = build_companion(role=role, project=project, model=model, tools=tools, max_iters=max_iters,
-                                fallback_model=fallback, layers=layers,
+        agent = build_companion(role=role, project=project, pack=s.rt.pack, model=model, tools=tools,
+                                max_iters=max_iters, fallback_model=fallback, layers=layers,
                                 cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
         price = s.policy.prices.get(route.model)
         mapper = EventMapper(s.run_id, route.model, price, agent=role, prices=s.policy.prices,

@@ -43,7 +43,7 @@ def sandbox_for_project(rt: Any, project: Path, project_id: str, choice: Workspa
     home = workspace_home(rt.settings.workspaces, project_id)
     return make_sandbox(choice.kind, project, home, read_only=[rt.pack.node_modules, *rt.pack.skill_dirs],
                         limits=choice.limits, workspaces=rt.settings.workspaces, docker=rt.security.sandbox.docker,
-                        label=label)
+                        label=label, isolation=rt.security.sandbox.isolation, cgroups=rt.security.sandbox.cgroups)
 
 
 @dataclass

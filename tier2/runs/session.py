@@ -29,7 +29,7 @@ from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
 from tier2.runs.policy import RunPolicy, current_policy
 from tier2.runs.progress import EventMapper, Usage
 from tier2.runs.projects import genre_for_brief
-from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
+from tier2.runs.request import EventSink, RunOutcome, RunRequest, crash_reason, new_run_id
 from tier2.runs.runtime import Runtime
 from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta
 from tier2.runs.setup import WriterSetup, setup_writer
@@ -172,15 +172,14 @@ class RunSession:
                                                       project_id=info.project_id, dispatch=False, tenant=LOCAL_TENANT)
             if accepted.outcome == "busy":
                 raise BadInput(f"project {info.project_id} already has a run in progress: {accepted.active_run}")
-        previous = await self.rt.store.get_run(run_id) or {}
-        tenant = previous.get("tenant")
-        self.tenant = tenant if isinstance(tenant, str) else None
+        previous = await self.rt.store.get_record(run_id)
+        self.tenant = previous.tenant if previous is not None else None
         attempt = req.fence.token if req.fence else 1
         await self.update(**fields, attempt=attempt, started=True)
         self.trace.annotate(**{A.PACK: pack.ref, A.TEMPLATE: pack.genre_of(project).id})
         self.trace.annotate(**{A.AGENT: "writer", A.ROUTE: self.route_name, A.REQUEST_MODEL: route.model,
                                A.BRIEF_CHARS: len(self.brief), "tier2.run.attempt": attempt})
-        if not previous.get("started"):
+        if previous is None or not previous.started:
             await self.emit(RunStarted(run_id=run_id, brief=self.brief, project_id=info.project_id,
                                        project_dir=str(project), model_route=self.route_name, model=route.model,
                                        pack=self.rt.pack.ref))
@@ -338,7 +337,7 @@ class RunSession:
             verdict = self._with_last_check("failed", f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - no silent failure: every crash becomes a terminal reason
             log.exception("run %s crashed", self.run_id)
-            verdict = self._with_last_check("failed", f"{type(exc).__name__}: {str(exc)[:500]}")
+            verdict = self._with_last_check("failed", crash_reason("internal_error", exc))
         finally:
             if self.workspace is not None:
                 await asyncio.shield(self.workspace.close())

@@ -32,6 +32,7 @@ from tier2.errors import StaleLease
 from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
 from tier2.runs.policy import RunPolicy, run_policy
+from tier2.runs.request import crash_reason
 from tier2.runs.runtime import Runtime
 from tier2.settings.tenants import TenantLimits
 from tier2.store.checkpoints import CheckpointStore, resume_stage
@@ -164,7 +165,7 @@ class Worker:
         except Exception as exc:  # noqa: BLE001 - no silent failure: end the run visibly
             log.exception("worker %s: run %s crashed outside the run loop", self.name, run_id)
             outcome = "crashed"
-            await self._fail(lease, f"worker error: {type(exc).__name__}: {str(exc)[:400]}")
+            await self._fail(lease, crash_reason("worker_error", exc))
             await self._ack(entry_id)
         finally:
             beat.cancel()

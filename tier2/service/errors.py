@@ -26,6 +26,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from tier2.errors import (
     ApiError,
@@ -43,6 +44,7 @@ from tier2.errors import (
 from tier2.runs.tenancy import TenantLimitExceeded
 from tier2.service.schemas import ErrorBody, ErrorField, ErrorInfo, ErrorQuota
 from tier2.service.views import scrub
+from tier2.settings.secrets import redact_credentials
 
 __all__ = ["install_error_handlers", "error_response", "error_responses", "code_for_status"]
 
@@ -69,14 +71,19 @@ _MAX_FIELDS = 10
 
 
 _DESCRIPTIONS: dict[int, str] = {
-    400: "Malformed request", 401: "Missing or invalid API key (or stream token)", 403: "Not allowed for this tenant",
-    404: "Unknown id, or one that is not the caller's", 405: "Method not allowed", 409: "Conflicts with the "
+    400: "Malformed request, or a Host header this service does not answer for (local mode: DNS rebinding)",
+    401: "Missing or invalid API key (or stream token)", 403: "Not allowed for this tenant",
+    404: "Unknown id, or one that is not the caller's", 405: "Method not allowed on this path (`Allow` lists the "
+    "methods it has)", 409: "Conflicts with the "
     "current state", 413: "Over a size limit", 415: "Unsupported Content-Type", 422: "Invalid request (the fields "
     "are listed, never their values)", 429: "A tenant limit: retry after Retry-After seconds", 500: "Internal error "
     "(logged)", 503: "A service dependency is unavailable", 507: "A tenant storage quota is full (error.quota "
     "names it, with used and limit bytes); nothing already stored was removed",
 }
 _RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}}}
+_ALLOW = {"Allow": {"description": "the methods this path answers, comma-separated", "schema": {"type": "string"}}}
+_HEADERS: dict[int, dict[str, Any]] = {429: _RETRY_AFTER, 405: _ALLOW}
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 
 
 def code_for_status(status: int) -> ErrorCode:
@@ -84,18 +91,19 @@ def code_for_status(status: int) -> ErrorCode:
 
 
 def error_responses(*statuses: int, as_ref: bool = False) -> dict[int | str, dict[str, Any]]:
-    """The OpenAPI ``responses`` entries of a route's error statuses (each an `ErrorBody`); 401, 500 and 503 are
-    always included (every route checks the key, needs Redis and may fail). ``as_ref``: name the schema by
-    reference, as JSON, for a route whose own media type is not JSON (the event stream)."""
+    """The OpenAPI ``responses`` entries of a route's error statuses (each an `ErrorBody`); 400, 401, 405, 500 and
+    503 are always included (every request's Host is checked, every route checks the key, every path refuses the
+    methods it lacks, needs Redis and may fail). ``as_ref``: name the schema by reference, as JSON, for a route
+    whose own media type is not JSON (the event stream)."""
     out: dict[int | str, dict[str, Any]] = {}
-    for status in sorted({401, 500, 503, *statuses}):
+    for status in sorted({400, 401, 405, 500, 503, *statuses}):
         entry: dict[str, Any] = {"description": _DESCRIPTIONS.get(status, "Error")}
         if as_ref:
             entry["content"] = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
         else:
             entry["model"] = ErrorBody
-        if status == 429:
-            entry["headers"] = _RETRY_AFTER
+        if status in _HEADERS:
+            entry["headers"] = _HEADERS[status]
         out[status] = entry
     return out
 
@@ -115,10 +123,21 @@ async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status, exc.code, exc.message, exc.headers)
 
 
+def _allowed_methods(request: Request) -> str | None:
+    """Every method some route answers on this path (Starlette's 405 names only the first route's: ``POST`` for
+    ``DELETE /v1/runs``, which also has ``GET``)."""
+    routes = request.app.router.routes
+    methods = [m for m in _METHODS if any(r.matches({**request.scope, "method": m})[0] == Match.FULL for r in routes)]
+    return ", ".join(methods) if methods else None
+
+
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     message = exc.detail if isinstance(exc.detail, str) else "request refused"
-    return error_response(exc.status_code, code_for_status(exc.status_code), message, dict(exc.headers or {}))
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        headers["Allow"] = _allowed_methods(request) or headers.get("Allow", "")
+    return error_response(exc.status_code, code_for_status(exc.status_code), message, headers)
 
 
 def _where(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -153,14 +172,14 @@ async def _tier2_error(request: Request, exc: Exception) -> JSONResponse:
     for cls, status, code in _BY_TYPE:
         if isinstance(exc, cls):
             if status >= 500:
-                log.warning("%s %s: %s", request.method, request.url.path, exc)
+                log.warning("%s %s: %s", request.method, redact_credentials(request.url.path), exc)
                 return error_response(status, code, "a service dependency is unavailable; try again later")
             return error_response(status, code, str(exc))
     return await _unexpected(request, exc)
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-    log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
+    log.exception("%s %s failed", request.method, redact_credentials(request.url.path), exc_info=exc)
     return error_response(500, ErrorCode.INTERNAL_ERROR, "internal error; it has been logged")
 
 

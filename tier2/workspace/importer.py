@@ -169,8 +169,8 @@ class _CheckedTarInfo(tarfile.TarInfo):
         if self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
                          tarfile.GNUTYPE_LONGLINK) and self.size > _MAX_HEADER_BYTES:
             raise PayloadTooLarge("archive has an oversized extended header")
-        # typeshed gap: the private TarInfo._proc_member is not in the stubs
-        return super()._proc_member(tarfile_)  # type: ignore[misc]
+        # typeshed gap: the private TarInfo._proc_member is not in the stubs (so its result is untyped too)
+        return super()._proc_member(tarfile_)  # type: ignore[misc,no-any-return]
 
 
 def archive_kind(head: bytes) -> str:
