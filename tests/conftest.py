@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.markers import ProcessWatch, fixture_problems, folder_problems
 from tier2.browser import BrowserPool, find_chromium
 from tier2.packs import Pack, load_pack
 from tier2.runs import Runtime, open_runtime
@@ -24,6 +25,40 @@ REPO = REPO_ROOT
 
 #: the pytest-xdist worker running this session ("gw0", "gw1"...), "main" without xdist
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+#: honest markers (tests/markers.py): what each test starts is checked against its markers
+_PROCESSES = ProcessWatch()
+_PROCESSES.install()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test's markers must say what it uses (its fixtures, its folder), checked before any fixture starts."""
+    markers = {m.name for m in item.iter_markers()}
+    problems = fixture_problems(item.fixturenames, markers) + folder_problems(item.path, markers)
+    if problems:
+        pytest.fail(f"{item.nodeid} " + "; ".join(problems) + " (tests/README.md, markers)", pytrace=False)
+    _PROCESSES.begin(markers)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """What the test started while it set up and ran; its `_markers_are_honest` teardown reports it."""
+    item.stash[_STARTED] = _PROCESSES.end()
+
+
+_STARTED = pytest.StashKey[list[str]]()
+
+
+@pytest.fixture(autouse=True)
+def _markers_are_honest(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that starts redis-server, Chromium, bubblewrap/docker, a tier2 service or other processes without the
+    marker that says so fails at its own teardown (tests/markers.py)."""
+    yield
+    problems = request.node.stash.get(_STARTED, [])
+    if problems:
+        pytest.fail(f"{request.node.nodeid} " + "; ".join(dict.fromkeys(problems)) + " (tests/README.md, markers)",
+                    pytrace=False)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.helpers import run_cli
 from tier2.packs import Pack
 from tier2.runs.pack_check import _docs_line
 from tier2.settings.loader import Settings
+
+pytestmark = [pytest.mark.e2e]
 
 
 def test_lookup_prints_the_top_sections(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from tier2.app import build_app
 from tier2.settings.loader import Settings
 from tier2.testing.fuzz import fuzz, serve_in_thread
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]  # its service warms Chromium
 KEY = "key-of-fuzz-tenant-321"
 
 

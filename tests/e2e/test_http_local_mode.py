@@ -23,7 +23,7 @@ from tests.e2e.helpers import play_in_chromium, serve_in_process, wait_finished
 from tier2.browser import find_chromium
 from tier2.settings.loader import REPO_ROOT, Settings, load_security
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]  # its service warms Chromium
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 KEY = "key-of-local-mode-4242"
 HOSTILE = "a rebinding attack started this run from a game page"

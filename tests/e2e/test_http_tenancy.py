@@ -15,7 +15,7 @@ from tests.e2e.helpers import serve_in_process, template_zip, wait_finished
 from tier2.settings.loader import REPO_ROOT, Settings
 from tier2.testing import FakeOpenAIServer, Reply
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]  # its service warms Chromium
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 A = {"Authorization": "Bearer key-of-tenant-a-123"}
 B = {"Authorization": "Bearer key-of-tenant-b-456"}

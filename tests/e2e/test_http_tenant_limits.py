@@ -22,7 +22,7 @@ from tier2.store.keys import Keys
 from tier2.store.run_store import RunStore
 from tier2.testing import FakeOpenAIServer, Reply
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]  # its service warms Chromium
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 TENANTS = ("queue", "rate", "upload", "budget", "routes", "heal")
 KEYS = {t: {"Authorization": f"Bearer key-of-{t}-0123"} for t in TENANTS}

@@ -191,6 +191,7 @@ async def _writer_turn(runtime, library: CaseLibrary, project: Path, home: Path)
     return model, events + [("trajectory", await trajectory.read(run.run_id))]
 
 
+@pytest.mark.browser  # validates the delivered game in Chromium
 async def test_an_exact_hit_is_fixed_with_no_model_call(runtime, library: CaseLibrary, tmp_path: Path) -> None:
     # the first writer fixes the syntax error itself: Read, Write(broken), Build, Read, Write(fix), Build, answer
     first, events = await _writer_turn(runtime, library, _project(runtime.pack, tmp_path, "one"), tmp_path / "h1")

@@ -94,11 +94,19 @@ async def test_a_message_sent_while_the_leader_finishes_is_never_lost(runtime) -
     assert [m["body"] for m in await box.take()] == [{"n": 1}]
     seen: list[str] = []
 
+    posted = asyncio.Event()
+
     async def leader_final_call() -> None:  # the message arrives while the leader is in its final model call
-        await asyncio.sleep(0.01)
+        await posted.wait()
         seen.append("leader answered")
 
-    await asyncio.gather(leader_final_call(), late.post("designer.audio", "note", "also add a snow level"))
+    async def designer_posts() -> bool:
+        try:
+            return await late.post("designer.audio", "note", "also add a snow level")
+        finally:
+            posted.set()
+
+    await asyncio.gather(leader_final_call(), designer_posts())
     pending = await box.close_if_drained()
     assert [m["body"] for m in pending] == ["also add a snow level"]  # handed back, not dropped
     assert not await box.closed()

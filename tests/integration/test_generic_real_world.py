@@ -109,8 +109,9 @@ async def test_truly_hung_page_is_still_reported_hung(pool, pack, tmp_path: Path
     report = await _validate(pool, pack, str(install_game("hung", tmp_path / "hung")), tmp_path / "r")
     assert not report.passed
     assert "l1.no_errors" in _l1_failures(report)
-    assert "stopped answering" in " ".join(_gate(report, "l1.no_errors").evidence["errors"])
-    assert report.duration_ms < 60_000
+    errors = " ".join(_gate(report, "l1.no_errors").evidence["errors"])
+    assert "stopped answering" in errors
+    assert "(infinite loop or hang?)" in errors  # cut by the watchdog's own verdict, never waited out
 
 
 async def test_outside_requests_are_warnings_and_the_origin_is_loopback(pool, pack, tmp_path: Path) -> None:

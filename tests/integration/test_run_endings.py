@@ -52,6 +52,7 @@ async def _ended_through_finish(rt: Runtime, run_id: str, status: str) -> dict[s
     return record
 
 
+@pytest.mark.browser  # validates the delivered game in Chromium
 async def test_a_delivered_run(runtime: Runtime, tmp_path: Path, finishes: list) -> None:
     out = await execute_run(runtime, RunRequest(brief=POTION, out_dir=tmp_path / "g"))
     assert out.status == "delivered"

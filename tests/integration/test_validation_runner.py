@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -85,10 +84,10 @@ async def test_infinite_loop_fails_in_bounded_time_and_browser_survives(pool, pa
                                                                         tmp_path: Path) -> None:
     play = template_copy / "src/scenes/Play.js"
     _edit(play, "  update(time, delta) {\n", "  update(time, delta) {\n    for (;;) {}\n")
-    started = time.monotonic()
     report = await _validate(pool, pack, template_copy, tmp_path, validation_s=8)
-    assert time.monotonic() - started < 40
     assert not report.passed and "l1.no_errors" in _failed(report)
+    errors = " ".join(next(g for g in report.gates if g.id == "l1.no_errors").evidence["errors"])
+    assert "(infinite loop or hang?)" in errors, errors  # bounded: the watchdog cut the page as hung
     # the shared browser still validates the next game
     fresh = tmp_path / "fresh"
     import shutil

@@ -57,6 +57,7 @@ def _descendants(root: int, procs: dict[int, tuple[int, str]]) -> list[int]:
     return found
 
 
+@pytest.mark.browser  # launches Chromium in each kind
 @pytest.mark.parametrize("kind", KINDS)
 async def test_chromium_is_never_root_and_webgl_still_works(kind: str, project: Path, pack: Pack, tmp_path: Path,
                                                             docker_host: str | None) -> None:

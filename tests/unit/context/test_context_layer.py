@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
-from agentscope.agent import Agent, ContextConfig, ReActConfig
+from agentscope.agent import Agent, ReActConfig
 from agentscope.message import AssistantMsg, Msg, TextBlock, ToolCallBlock, ToolResultBlock, UserMsg
 from agentscope.middleware import MiddlewareBase
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
@@ -25,14 +24,12 @@ from tier2.context.truncate import ARTIFACT_DIR, truncate_output, truncate_read
 from tier2.errors import RunLimitReached, SetupError
 from tier2.middleware import RunLayers, build_middlewares
 from tier2.middleware.breakers import BreakersMiddleware
-from tier2.middleware.budget import build_budget_layer, spend_guard_of
 from tier2.middleware.cancel import CancelMiddleware
 from tier2.middleware.path_guard import PathGuardMiddleware
 from tier2.models.offline import OfflineCredential
 from tier2.settings.context import AgentContextPolicy, ContextPolicy
-from tier2.settings.loader import REPO_ROOT, BudgetPolicy, PolicyStore, Price, load_policy
+from tier2.settings.loader import REPO_ROOT, PolicyStore, load_policy
 from tier2.store.checkpoints import block_ref
-from tier2.store.keys import Keys
 from tier2.testing import ScriptedChatModel
 
 POLICY = AgentContextPolicy(budget_tokens=2_000, trigger_ratio=0.75, keep_recent_ratio=0.25, summary_ratio=0.3,
@@ -208,28 +205,6 @@ class _Chatty(ScriptedChatModel):
             return [TextBlock(text="done")]
         return [TextBlock(text=f"thinking {len(self.calls)} " + "words " * 150),
                 ToolCallBlock(id=f"c{uuid.uuid4().hex[:8]}", name="Note", input=json.dumps({"n": len(self.calls)}))]
-
-
-async def test_the_budget_ledger_counts_no_model_call_for_an_extractive_compression(redis_url: str) -> None:
-    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
-    try:
-        keys, model = Keys(prefix=f"t-{uuid.uuid4().hex[:8]}"), _Chatty(context_size=4_000)  # AgentScope: due
-        budget = build_budget_layer(client, keys, "r-x", BudgetPolicy(usd=5.0, soft_ratio=None, max_output_tokens=100,
-                                                                       input_margin=1.0),
-                                    {"scripted-chatty": Price(input_per_mtok=1.0, output_per_mtok=1.0)},
-                                    "scripted-chatty")
-        layer = ContextMiddleware(POLICY, role="writer")
-        agent = Agent(name="writer", system_prompt="You talk.", model=model, toolkit=Toolkit(tools=[_Note()]),
-                      middlewares=[*budget, layer], react_config=ReActConfig(max_iters=60),
-                      context_config=ContextConfig(trigger_ratio=0.5, reserve_ratio=0.1))
-        await agent.reply(UserMsg("user", "talk"))
-        assert context_record(agent.state)["seq"] >= 3 and model.compressions == 0
-        entries = await client.hgetall(keys.run_budget_calls("r-x"))
-        assert not [k for k in entries if k.endswith(":compress")]  # reserved when due, then released: no call
-        st = await spend_guard_of(budget).ledger.status()
-        assert st.calls == len(model.calls) and st.reserved_usd == 0
-    finally:
-        await client.aclose()
 
 
 async def test_the_stuck_breaker_counts_the_layers_compressions() -> None:

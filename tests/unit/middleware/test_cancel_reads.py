@@ -15,9 +15,11 @@ from tier2.middleware.cancel import CancelMiddleware
 
 async def _cancel_during(tool: str) -> list[str]:
     seen: list[str] = []
+    started = asyncio.Event()
 
     async def slow_tool(**_: object):  # type: ignore[no-untyped-def]
         seen.append("started")
+        started.set()
         await asyncio.sleep(0.3)  # a read still opening its file when the run is cancelled
         seen.append("finished")
         yield ToolResponse(content=[TextBlock(text="file text")], state=ToolResultState.SUCCESS, id="c1")
@@ -30,8 +32,7 @@ async def _cancel_during(tool: str) -> list[str]:
             pass
 
     task = asyncio.create_task(consume())
-    while not seen:
-        await asyncio.sleep(0.01)
+    await started.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

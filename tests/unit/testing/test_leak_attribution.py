@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tier2.settings.loader import REPO_ROOT
+
+pytestmark = pytest.mark.slow  # a nested pytest process
 
 SUITE = '''
 import io, os

@@ -9,6 +9,7 @@ import gc
 import os
 import stat
 import sys
+import threading
 import tracemalloc
 import warnings
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ import pytest
 from agentscope.message import ToolResultState
 from agentscope.tool import Edit, Read, ToolChunk, Write
 
-from tier2.tools.project_io import TOOL_IO_THREADS, FileLimits, ProjectFiles, ProjectIOError
+from tier2.tools.project_io import TOOL_IO, TOOL_IO_THREADS, FileLimits, ProjectFiles, ProjectIOError
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="O_NOFOLLOW walk and FIFOs: Linux")
 
@@ -74,8 +75,10 @@ async def test_a_read_cancelled_at_any_point_leaves_no_open_file(project: Path, 
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-    await asyncio.get_running_loop().run_in_executor(None, lambda: None)
-    await asyncio.sleep(0.2)  # abandoned reads finish in their threads
+    # the abandoned reads still run in the tool threads: once TOOL_IO_THREADS tasks queued after them meet at one
+    # barrier, every thread is free of earlier work (the executor runs its queue in order), so they have all ended
+    barrier, loop = threading.Barrier(TOOL_IO_THREADS), asyncio.get_running_loop()
+    await asyncio.gather(*(loop.run_in_executor(TOOL_IO, barrier.wait, 60) for _ in range(TOOL_IO_THREADS)))
     gc.collect()
     leaks = [u for u in unraisable if isinstance(u.exc_value, ResourceWarning)]
     assert not leaks, [str(u.exc_value) for u in leaks]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.data_gates.helpers import error_messages, read_json
+from tests.unit.validators.data.helpers import error_messages, read_json
 from tier2.packs import load_pack
 from tier2.validators.data import (
     Converter,
@@ -142,7 +142,7 @@ def test_a_purchase_nothing_uses_is_a_loss_path(start: int, kinds: set[str]) -> 
 
 # --- generated games ----------------------------------------------------------------------------------------------
 
-_ROOT = Path(__file__).resolve().parents[3]
+_ROOT = Path(__file__).resolve().parents[4]
 _SHOP = load_pack(_ROOT / "capability_packs", "phaser").genre("shop")
 BRIEFS = [f"{what} {n}" for n in range(10) for what in (
     "a cozy bakery where I bake bread and cakes for villagers",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.data_gates.helpers import error_messages, read_json
+from tests.unit.validators.data.helpers import error_messages, read_json
 from tier2.validators.data import (
     CraftGraph,
     Recipe,

@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 from tier2.store.budget import NANO, BudgetCaps, BudgetLedger
 from tier2.store.keys import Keys
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.slow]  # hammer.py runs as separate processes too
 HERE = Path(__file__).parent
 
 _spec = importlib.util.spec_from_file_location("budget_hammer", HERE / "hammer.py")

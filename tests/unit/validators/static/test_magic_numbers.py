@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.static_gates.helpers import inject, injected_line
+from tests.unit.validators.static.helpers import inject, injected_line
 from tier2.settings.loader import Policy
 from tier2.validators.runner import apply_policy
 from tier2.validators.static import check_magic_numbers, read_sources, scan_sources

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.static_gates.helpers import CREATE_GAME, DEMOS, NODE_MODULES, PACK, TEMPLATE
+from tests.unit.validators.static.helpers import CREATE_GAME, DEMOS, NODE_MODULES, PACK, TEMPLATE
 from tier2.settings.loader import REPO_ROOT
 from tier2.testing.corpus import fetch_create_game_demos
 from tier2.validators.static import PhaserApi, load_phaser_api, read_sources

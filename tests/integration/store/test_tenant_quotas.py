@@ -3,6 +3,7 @@ whatever path ends a run, a sliding submission window, upload bytes per day, rou
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 
@@ -135,6 +136,10 @@ async def test_a_taken_run_stays_pending_for_its_worker_and_is_reclaimable(store
 
 async def test_take_waits_for_a_new_submission(store: RunStore) -> None:
     d = Dispatcher(store.r, store.keys, {"": 1})
-    t0 = time.monotonic()
-    assert await d.take("w1", block_ms=200) is None
-    assert time.monotonic() - t0 >= 0.15
+    assert await d.take("w1", block_ms=200) is None  # nothing to start: None once its block is over
+    waiting = asyncio.ensure_future(d.take("w1", block_ms=60_000))
+    while not waiting.done() and not any(c.get("cmd") == "xread" for c in await store.r.client_list()):
+        await asyncio.sleep(0.01)  # until the take is blocked in Redis (observable in CLIENT LIST)
+    assert not waiting.done()
+    await _accept(store, "a-0", "a")
+    assert (await waiting)[1] == "a-0"  # the blocked take wakes up for the submission made while it waited

@@ -13,7 +13,7 @@ from tier2.packs import load_pack
 from tier2.runs.phases import PhaseInput, run_request
 
 ROOT = "/w/game"
-PACK = load_pack(Path(__file__).resolve().parents[3] / "capability_packs", "phaser")
+PACK = load_pack(Path(__file__).resolve().parents[4] / "capability_packs", "phaser")
 FILES = ["src/main.js", "src/scenes/Play.js", "data/economy.json", "data/items.json"]
 
 
