@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool
+from tier2.hostio import ProjectDir
 from tier2.middleware.snapshots import SNAPSHOT_KEY, SnapshotMiddleware, restore_snapshot, snapshot_of, take_snapshot
 from tier2.sandbox import CommandSessions, Sandbox, WorkspaceChoice, make_sandbox, resolve_workspace
 from tier2.settings.loader import Policy, SecurityConfig
@@ -103,9 +104,8 @@ def ensure_project_meta(project: Path, project_id: str | None, pack_ref: str) ->
     import json
     import time
 
-    meta = project / ".tier2" / "project.json"
-    if meta.exists() or not project_id:
+    pdir = ProjectDir(project)  # never through a link the sandbox planted (tier2.hostio)
+    if pdir.is_file(".tier2/project.json") or not project_id:
         return
-    meta.parent.mkdir(parents=True, exist_ok=True)
-    meta.write_text(json.dumps({"project_id": project_id, "path": str(project), "pack": pack_ref,
+    pdir.write_text(".tier2/project.json", json.dumps({"project_id": project_id, "path": str(project), "pack": pack_ref,
                                 "created_at": time.time()}, indent=2))

@@ -18,7 +18,7 @@ import re
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 
 from tier2.errors import ApiError, ErrorCode
 from tier2.runs.queries import require_run
@@ -84,14 +84,14 @@ async def play_token(run_id: str, rt: RuntimeDep, keys: ApiKeysDep, tenant: Tena
                              "content": {"text/html": {"schema": {"type": "string"}}}},
                        **error_responses(404, 422)})
 async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: ApiKeysDep,
-               token: Annotated[str, Path(max_length=1000, pattern=_TOKEN)]) -> FileResponse:
+               token: Annotated[str, Path(max_length=1000, pattern=_TOKEN)]) -> Response:
     """A file of the run's game for the play token's holder (``index.html`` is the game)."""
     tenant = verify_play_token(keys, token, run_id)
     if tenant is None:
         raise ApiError(ErrorCode.UNAUTHORIZED, 401, "invalid or expired play token")
-    path = await play_file(rt, tenant, run_id, name or "index.html")
+    found = await play_file(rt, tenant, run_id, name or "index.html")  # never through a link (tier2.hostio)
     prefix = f"/v1/runs/{run_id}/play/{token}/"
-    return FileResponse(path, headers={
+    return Response(found.data, media_type=found.media_type, headers={
         "Content-Security-Policy": play_csp(request.headers.get("host", ""), prefix),
         "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "private, no-store",
         # the sandboxed game has an opaque origin: its module scripts and loader requests for its own files are

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from tier2.errors import BadInput
 from tier2.runs.queries import (
@@ -29,7 +29,7 @@ from tier2.runs.queries import (
     run_details,
     thread_details,
 )
-from tier2.runs.run_files import artifact_path
+from tier2.runs.run_files import artifact_file
 from tier2.runs.submit import RunSubmission, submit_run
 from tier2.service.auth import sign_stream_token
 from tier2.service.deps import ApiKeysDep, IdempotencyKeyDep, RuntimeDep, StreamTenantDep, TenantDep
@@ -228,4 +228,5 @@ async def get_artifact(run_id: str, name: str, rt: RuntimeDep, tenant: TenantDep
     if name == "delivery.json":
         view = await get_delivery(run_id, rt, tenant)
         return JSONResponse(view.model_dump(mode="json", exclude_unset=True))
-    return FileResponse(await artifact_path(rt, tenant, run_id, name))
+    found = await artifact_file(rt, tenant, run_id, name)  # read without following links (tier2.hostio)
+    return Response(found.data, media_type=found.media_type)
