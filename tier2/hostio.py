@@ -106,10 +106,11 @@ class ProjectDir:
     Paths are project-relative (``"delivery.json"``, ``".tier2/reports/final/report.json"``); an absolute path
     inside the project is accepted too. ``..``, empty names and NUL are refused."""
 
-    def __init__(self, root: Path | str, *, resolve: bool = True) -> None:
-        """``resolve``: take the real path of ``root`` (tier2's own path to the project; False only to compute
-        names under a path as recorded)."""
-        self.root = Path(os.path.realpath(root) if resolve else os.path.normpath(os.path.abspath(root)))
+    def __init__(self, root: Path | str) -> None:
+        given = os.path.normpath(os.path.abspath(root))
+        self.root = Path(os.path.realpath(root))
+        #: absolute paths are accepted under the real root or the root as given (tier2's own path to it)
+        self._bases = tuple(dict.fromkeys((str(self.root), given)))
 
     def __repr__(self) -> str:
         return f"ProjectDir({str(self.root)!r})"
@@ -123,9 +124,10 @@ class ProjectDir:
             raise UnsafePath(f"{raw!r}: a path may not contain NUL")
         if os.path.isabs(raw):
             norm = os.path.normpath(raw)
-            if norm != str(self.root) and not norm.startswith(str(self.root) + os.sep):
+            base = next((b for b in self._bases if norm == b or norm.startswith(b.rstrip(os.sep) + os.sep)), None)
+            if base is None:
                 raise UnsafePath(f"{raw} is outside the project {self.root}")
-            raw = os.path.relpath(norm, self.root)
+            raw = os.path.relpath(norm, base)
         parts = tuple(p for p in PurePosixPath(raw).parts if p != ".")
         if any(p in ("..", "/") or not p for p in parts):
             raise UnsafePath(f"{raw!r} leaves the project {self.root}")
@@ -263,6 +265,21 @@ class ProjectDir:
             elif stat.S_ISREG(st.st_mode):
                 yield "/".join((*base, name)), st
 
+    def text_files(self, rel: str | os.PathLike[str] = "", *, suffixes: tuple[str, ...] | None = None,
+                   max_bytes: int = DEFAULT_MAX_READ, skip: frozenset[str] = frozenset(),
+                   ) -> Iterator[tuple[str, str]]:
+        """(path, text) of the regular files under ``rel`` (`walk` order) whose name ends with one of ``suffixes``
+        (None: any), at most ``max_bytes`` each, outside directories named in ``skip``; undecodable bytes are
+        replaced, a file that changed into something else meanwhile is left out."""
+        for path, st in self.walk(rel):
+            if (suffixes is not None and not path.endswith(suffixes)) or st.st_size > max_bytes \
+                    or skip.intersection(path.split("/")[:-1]):
+                continue
+            try:
+                yield path, self.read_text(path, max_bytes=max_bytes, errors="replace")
+            except OSError:
+                continue
+
     # --- writing -------------------------------------------------------------------------------------------------
 
     def mkdirs(self, rel: str | os.PathLike[str]) -> Path:
@@ -305,6 +322,29 @@ class ProjectDir:
     def copy_in(self, src: Path, rel: str | os.PathLike[str], *, max_bytes: int | None = DEFAULT_MAX_READ) -> Path:
         """Copy the host file ``src`` (read with `read_file`: no link followed) to ``rel``."""
         return self.write_bytes(rel, read_file(src, max_bytes=max_bytes))
+
+    def chmod(self, rel: str | os.PathLike[str], mode: int) -> None:
+        """Set the mode of the regular file ``rel`` (never of a link's target)."""
+        with self.open_read(rel, max_bytes=None) as fh:
+            os.fchmod(fh.fileno(), mode)
+
+    def readlink(self, rel: str | os.PathLike[str]) -> str | None:
+        """The target of the symbolic link ``rel`` (never followed), None when it is not a link."""
+        parts = self.parts(rel)
+        try:
+            with self._dir(parts[:-1]) as d:
+                return os.readlink(parts[-1], dir_fd=d)
+        except (OSError, IndexError):
+            return None
+
+    def symlink(self, rel: str | os.PathLike[str], target: str) -> Path:
+        """Make ``rel`` a symbolic link to ``target`` (stored as is: tier2 never follows it); the name must be free."""
+        parts = self.parts(rel)
+        if not parts:
+            raise UnsafePath("the project directory cannot be a link")
+        with self._dir(parts[:-1], create=True) as d:
+            os.symlink(target, parts[-1], dir_fd=d)
+        return self.path(rel)
 
     def remove(self, rel: str | os.PathLike[str]) -> bool:
         """Remove ``rel`` (a file, a link itself, or a whole tree, never following a link); False if missing."""

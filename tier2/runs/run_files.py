@@ -199,19 +199,16 @@ def _read_report(root: ProjectDir, named: str | None) -> tuple[str, dict[str, An
     return None
 
 
-def _named_report(root: ProjectDir, recorded: str) -> str | None:
-    """The report ``delivery.json`` names (project-relative: under the real root or the run's recorded project
-    path), read without following links."""
+def _named_report(root: ProjectDir) -> str | None:
+    """The report ``delivery.json`` names (project-relative), read without following links."""
     data, _ = _read_json(root, "delivery.json", MAX_REPORT_BYTES, "delivery.json")
     path = ((data or {}).get("verification") or {}).get("report")
     if not isinstance(path, str) or not path:
         return None
-    for base in (root, ProjectDir(recorded, resolve=False)):  # (the recorded path: to compute a name only)
-        try:
-            return base.rel(path)
-        except UnsafePath:
-            continue
-    return None
+    try:
+        return root.rel(path)
+    except UnsafePath:
+        return None
 
 
 async def validation_report(rt: Runtime, tenant: str, run_id: str) -> ValidationReport:
@@ -219,8 +216,7 @@ async def validation_report(rt: Runtime, tenant: str, run_id: str) -> Validation
     delivery names; before, the latest check so far. `NotFound` when there is none (yet)."""
     record = await require_run(rt.store, tenant, run_id)
     root = ProjectDir(project_dir(record))
-    named = (await asyncio.to_thread(_named_report, root, str(project_dir(record)))
-             if record.status in TERMINAL_STATUSES else None)
+    named = await asyncio.to_thread(_named_report, root) if record.status in TERMINAL_STATUSES else None
     found = await asyncio.to_thread(_read_report, root, named)
     if found is None:
         raise NotFound("no validation report yet")

@@ -180,7 +180,11 @@ async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0,
         return BuildResult(ok=False, errors=[BuildError(f"{profile.html} missing")], log=log, duration_ms=duration)
     html_dst = bundle.parent / "index.html"
     copy_inside(html_src, html_dst, project)
-    size = bundle.stat().st_size
+    st = ProjectDir(project).lstat(bundle)  # the bundle's own status: a link or FIFO there is not a build
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return BuildResult(ok=False, errors=[BuildError(f"{profile.outfile} is not a regular file")], log=log,
+                           duration_ms=duration)
+    size = st.st_size
     result = BuildResult(
         ok=True, warnings=warnings, log=log, bundle_path=str(bundle), html_path=str(html_dst),
         bundle_sha256=sha256_file(bundle), bundle_bytes=size, duration_ms=duration,
