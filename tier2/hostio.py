@@ -237,9 +237,9 @@ class ProjectDir:
             return None
 
     def is_file(self, rel: str | os.PathLike[str]) -> bool:
-        """A regular file (not a link) reached through real directories."""
+        """A regular file with one name (what `read_bytes` reads) reached through real directories."""
         st = self.lstat(rel)
-        return st is not None and stat.S_ISREG(st.st_mode)
+        return st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink == 1
 
     def is_dir(self, rel: str | os.PathLike[str]) -> bool:
         st = self.lstat(rel)

@@ -45,6 +45,8 @@ def write_delivery(
             pass
         except UnsafePath as exc:
             log.warning("delivery: screenshot not copied: %s", exc)
+    if screenshot is None and pdir.lstat(SCREENSHOT_FILE) is not None and not pdir.is_file(SCREENSHOT_FILE):
+        pdir.remove(SCREENSHOT_FILE)  # a link/FIFO the sandbox left at tier2's name: not the run's screenshot
     build = (report.build if report is not None else None) or {}
     preview = pdir.path("dist/index.html") if pdir.is_file("dist/index.html") else None
     record: dict[str, Any] = {
