@@ -1,9 +1,9 @@
 """Issue #21 C1, end to end: in an ``isolated`` workspace the writer builds and plays its game, then its sandboxed
-Bash replaces the names tier2 later writes from the host (``delivery.json``, ``screenshot.png``, ``.tier2`` and what is under it, ``docs/design``,
-``design``) with symlinks to a directory and a file outside the project, dangling symlinks and FIFOs; the run then
-validates, writes its reports and delivers. Nothing outside the project is written or created, no host read
-blocks, and the run ends delivered. Real run session, real bubblewrap, real build and Chromium; only the model is
-scripted."""
+Bash replaces the names tier2 later writes from the host (``delivery.json``, ``screenshot.png``, ``.tier2`` and what
+is under it, ``docs/design``, ``design``) with symlinks to a directory and a file outside the project, dangling
+symlinks and FIFOs; the run then writes its final report and delivers. Nothing outside the project is written or
+created, no host read blocks, and the run ends delivered. Real run session, real bubblewrap, real build and
+Chromium; only the model is scripted."""
 
 from __future__ import annotations
 
