@@ -104,8 +104,11 @@ def ensure_project_meta(project: Path, project_id: str | None, pack_ref: str) ->
     import json
     import time
 
-    pdir = ProjectDir(project)  # never through a link the sandbox planted (tier2.hostio)
-    if pdir.is_file(".tier2/project.json") or not project_id:
+    if not project_id:
+        return
+    project.mkdir(parents=True, exist_ok=True)  # the project directory itself is tier2's (the sandbox's is lost)
+    pdir = ProjectDir(project)  # inside it, never through a link the sandbox planted (tier2.hostio)
+    if pdir.is_file(".tier2/project.json"):
         return
     pdir.write_text(".tier2/project.json", json.dumps({"project_id": project_id, "path": str(project), "pack": pack_ref,
                                 "created_at": time.time()}, indent=2))
