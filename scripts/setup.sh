@@ -12,7 +12,7 @@ command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 $PY -c "import venv, ensurepip" >/dev/null 2>&1 || need_apt+=(python3-venv)
-# workspace kinds (README "Workspace kinds"): bubblewrap for `isolated`, the Docker engine for `docker`.
+# workspace kinds (docs/operations.md, "Workspace kinds"): bubblewrap for `isolated`, the Docker engine for `docker`.
 # apt does not start dockerd here; tier2 starts a private one itself, never with the host-network defaults.
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v prlimit >/dev/null 2>&1 || need_apt+=(util-linux)
@@ -51,6 +51,21 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/pip install -q --disable-pip-version-check -r "$lock"
   .venv/bin/pip install -q --disable-pip-version-check --no-deps -e .
   echo "$want" > "$stamp"
+fi
+
+# the unprivileged host users of untrusted work (config/security/runtime.toml [sandbox.isolation]; docs/operations.md
+# "Privilege separation"): tier2 uses the numeric ids whether or not these exist — the names make ps/ls readable
+if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null 2>&1; then
+  .venv/bin/python - <<'PY' | while read -r name uid gid; do
+import tomllib
+c = tomllib.load(open("config/security/runtime.toml", "rb")).get("sandbox", {}).get("isolation", {})
+print("tier2-sandbox", c.get("uid", 70000), c.get("gid", 70000))
+print("tier2-browser", c.get("browser_uid", 70001), c.get("browser_gid", 70001))
+PY
+    getent group "$gid" >/dev/null || groupadd --system --gid "$gid" "$name"
+    getent passwd "$uid" >/dev/null || useradd --system --uid "$uid" --gid "$gid" --no-create-home \
+      --home-dir /nonexistent --shell /usr/sbin/nologin "$name"
+  done
 fi
 
 for pack in capability_packs/*/; do

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         security = load_security(cluster.config)
 
         async def run() -> None:
-            async with BrowserPool(find_chromium(None, security.browser.executables)) as pool:
+            async with BrowserPool(find_chromium(None, security.browser.executables), viewer=True) as pool:
                 await shoot(cluster.base, args.out, pool)
 
         asyncio.run(run())

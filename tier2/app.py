@@ -12,12 +12,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from urllib.parse import urlparse
+from typing import TypedDict
+from urllib.parse import parse_qs, unquote, urlparse
 
 from agentscope.app import create_app
 from agentscope.app.message_bus import RedisMessageBus
 from agentscope.app.storage import RedisStorage
 from fastapi import FastAPI
+from fastapi.middleware import Middleware
 
 from tier2 import __version__
 from tier2.models.offline import OfflineCredential
@@ -28,8 +30,10 @@ from tier2.runs.worker import Worker, ensure_group
 from tier2.service import health, projects, run_files, runs, trajectory
 from tier2.service.docs import docs_router
 from tier2.service.errors import install_error_handlers
+from tier2.service.hosts import TrustedHosts
 from tier2.settings.api_keys import ApiKeys
 from tier2.settings.loader import Settings
+from tier2.settings.secrets import install_log_redaction, redact_url
 from tier2.store.run_index import RunIndex
 from tier2.studio import studio_router
 from tier2.workspace import ProjectWorkspaceManager
@@ -62,23 +66,35 @@ def served_routes(app: FastAPI) -> set[tuple[str, str]]:
     return out
 
 
-def _redis_params(url: str) -> dict[str, object]:
+class _RedisParams(TypedDict):
+    host: str
+    port: int
+    db: int
+    password: str | None
+
+
+def _redis_params(url: str) -> _RedisParams:
     u = urlparse(url)
     db = int((u.path or "/0").strip("/") or 0)
-    return {"host": u.hostname or "127.0.0.1", "port": u.port or 6379, "db": db, "password": u.password}
+    password = unquote(u.password) if u.password else next(iter(parse_qs(u.query).get("password", [])), None)
+    return {"host": u.hostname or "127.0.0.1", "port": u.port or 6379, "db": db, "password": password}
 
 
 def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     """The service; ``workers`` in-process workers take runs from the dispatch stream (0: only external
     ``tier2 worker`` processes run them)."""
     params = _redis_params(redis_url)
-    storage = RedisStorage(**params)  # type: ignore[arg-type]
-    bus = RedisMessageBus(**params)  # type: ignore[arg-type]
+    install_log_redaction()  # no run token (access log) and no Redis password in a log line
+    storage = RedisStorage(**params)
+    bus = RedisMessageBus(**params)
     pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
-    wsm = ProjectWorkspaceManager(settings.workspaces, pack.skill_dirs)  # required by create_app's lifespan
+    wsm = ProjectWorkspaceManager(settings.workspaces, pack.agent_skill_dirs)  # required by create_app's lifespan
+    keys = ApiKeys.from_env()
+    names = settings.trusted_host_names
+    hosts = Middleware(TrustedHosts, names=names, local=not keys.enabled, enforce_host=not keys.enabled or bool(names))
     app = create_app(
         storage=storage, message_bus=bus, workspace_manager=wsm, enable_index_worker=False,
-        extra_credentials=[OfflineCredential], title="tier2", version=__version__,
+        extra_credentials=[OfflineCredential], title="tier2", version=__version__, extra_middlewares=[hosts],
     )
     dropped = sorted(served_routes(app))
     app.router.routes.clear()  # AgentScope's routers and FastAPI's unauthenticated docs: see the module doc
@@ -99,7 +115,7 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
             stop = asyncio.Event()
             a.state.tier2_workers = [Worker(rt) for _ in range(workers)]
             tasks = [asyncio.create_task(w.serve(stop)) for w in a.state.tier2_workers]
-            log.info("tier2 service: %d in-process worker(s), redis %s", workers, redis_url)
+            log.info("tier2 service: %d in-process worker(s), redis %s", workers, redact_url(redis_url))
             try:
                 async with agentscope_lifespan(a):
                     yield
@@ -110,7 +126,7 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
                 await asyncio.gather(*tasks, return_exceptions=True)
 
     app.router.lifespan_context = lifespan
-    app.state.tier2_api_keys = ApiKeys.from_env()
+    app.state.tier2_api_keys = keys
     app.state.tier2_workers = []
     install_error_handlers(app)
     app.include_router(health.router)

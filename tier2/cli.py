@@ -12,7 +12,10 @@ import argparse
 import asyncio
 import json
 import logging
+import signal
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from tier2.client.display import ProgressDisplay
 from tier2.errors import BadInput, Tier2Error
 from tier2.hostio import ProjectDir
 from tier2.settings.loader import CONFIG_LOG, Settings, load_security
+from tier2.settings.secrets import install_log_redaction
 
 __all__ = ["main"]
 
@@ -66,7 +70,7 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
     return 0 if outcome.status == "delivered" or (paused and args.design_only) else 1
 
 
-def _with_redis(settings: Settings, fn: Any) -> int:
+def _with_redis(settings: Settings, fn: Callable[[str], int]) -> int:
     from tier2.store.embedded import redis_url
 
     security = load_security(settings.config_dir)
@@ -113,8 +117,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        "(with no keys tier2 runs in single-user local mode on loopback only)")
 
     def serve(url: str) -> int:
+        from tier2.settings.secrets import redact_url
+        from tier2.store.embedded import find_url_file
+
         app = build_app(settings, url, workers=args.workers)
-        print(f"tier2 serve: {args.workers} in-process worker(s); more workers: REDIS_URL={url} tier2 worker",
+        found = find_url_file(url, settings.workspaces / ".redis")  # the embedded Redis: its URL has a password
+        more = f"REDIS_URL=$(cat {found})" if found is not None else f"REDIS_URL={redact_url(url)}"
+        print(f"tier2 serve: {args.workers} in-process worker(s); more workers: {more} tier2 worker",
               file=sys.stderr, flush=True)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
         return 0
@@ -125,14 +134,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     """A worker process: takes runs from the shared Redis's dispatch stream until SIGTERM/SIGINT."""
     import os
-    import signal
 
     from tier2.runs import open_runtime
     from tier2.runs.worker import Worker
+    from tier2.settings.secrets import redact_url
 
     settings = Settings()
     if not settings.redis_url:
-        raise BadInput("tier2 worker needs the service's Redis: set REDIS_URL (tier2 serve logs the URL it uses)")
+        raise BadInput("tier2 worker needs the service's Redis: set REDIS_URL (tier2 serve says where the URL of its "
+                       "embedded Redis is)")
 
     async def run(url: str) -> int:
         stop = asyncio.Event()
@@ -141,7 +151,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, stop.set)
         async with open_runtime(settings, url) as rt:
             worker = Worker(rt, args.name, concurrency=args.concurrency)
-            print(f"tier2 worker {worker.name} (pid {os.getpid()}) on {url}", file=sys.stderr, flush=True)
+            print(f"tier2 worker {worker.name} (pid {os.getpid()}) on {redact_url(url)}", file=sys.stderr, flush=True)
             await worker.serve(stop)
             print(f"tier2 worker {worker.name}: stopped after {worker.finished} run(s)", file=sys.stderr)
         return 0
@@ -332,11 +342,27 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt for SIGINT (not an `Exception`: nothing swallows
+    it on the way out)."""
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    """SIGTERM: unwind like an interrupt, so every ``with`` and ``atexit`` cleanup runs (the embedded Redis and a
+    private dockerd are stopped by pid). Without it the default action kills the process on the spot — uvicorn
+    re-raises the SIGTERM it handled once its graceful shutdown is done — and the children outlive it."""
+    signal.signal(signum, lambda *_: None)  # a second SIGTERM does not cut the cleanup short (SIGKILL still does)
+    raise _Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    install_log_redaction()  # no Redis password and no run token in a log line
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if on_main else None
     if args.command in ("serve", "worker"):  # config hashes at start, policy reloads and refused edits
         logging.getLogger(CONFIG_LOG).setLevel(logging.DEBUG if args.verbose else logging.INFO)
     if args.command == "generate" and args.brief is None and not args.brief_file and not args.continue_dir:
@@ -355,7 +381,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tier2: interrupted", file=sys.stderr)
         return 130
+    except _Terminated:
+        print("tier2: terminated (SIGTERM): stopped", file=sys.stderr)
+        return 128 + signal.SIGTERM
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         if args.command in _TRACED_COMMANDS:
             from tier2.telemetry import shutdown_tracing
 

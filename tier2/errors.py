@@ -16,6 +16,7 @@ __all__ = [
     "OperatorError",
     "BadInput",
     "PayloadTooLarge",
+    "QuotaExceeded",
     "SetupError",
     "RedisUnavailable",
     "BrowserUnavailable",
@@ -55,6 +56,16 @@ class BadInput(OperatorError):
 
 class PayloadTooLarge(BadInput):
     """The caller sent more than a limit allows (upload bytes, archive entries, unpacked size, ratio)."""
+
+
+class QuotaExceeded(OperatorError):
+    """A tenant's storage quota would be passed (``disk_bytes``: its projects on disk; ``snapshot_bytes``: its
+    snapshot blobs in Redis): HTTP 507 ``quota_exceeded`` naming ``used`` and ``limit``. Refused before anything is
+    written; nothing already stored is removed."""
+
+    def __init__(self, quota: str, used: int, limit: int, message: str) -> None:
+        super().__init__(message)
+        self.quota, self.used, self.limit = quota, used, limit
 
 
 class NotFound(OperatorError):
@@ -121,6 +132,7 @@ class ErrorCode(StrEnum):
     PAYLOAD_TOO_LARGE = "payload_too_large"  # 413: upload or unpacked archive over a limit
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415
     RATE_LIMITED = "rate_limited"  # 429: tenant quota (send Retry-After)
+    QUOTA_EXCEEDED = "quota_exceeded"  # 507: a tenant storage quota (disk, snapshot store) is full
     INTERNAL_ERROR = "internal_error"  # 500: a bug; the details are in the server log only
     SERVICE_UNAVAILABLE = "service_unavailable"  # 503: Redis, browser or toolchain unavailable
 

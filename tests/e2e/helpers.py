@@ -14,6 +14,7 @@ import httpx
 import uvicorn
 
 from tier2.browser import BrowserPool
+from tier2.browser.session import SERVED_ORIGIN, resolve_served, served_path
 from tier2.settings.loader import REPO_ROOT, Settings
 
 TIER2 = [sys.executable, "-m", "tier2"]
@@ -32,6 +33,15 @@ async def play_in_chromium(pool: BrowserPool, url: str) -> dict[str, Any]:
     context = await pool.new_context(viewport={"width": 800, "height": 600})
     errors: list[str] = []
     try:
+        if url.startswith("file://"):  # the shared browser is never root and cannot read a project by path: serve
+            root = Path(url.removeprefix("file://")).parent  # the built site as tier2's own sessions do
+
+            async def serve(route: Any) -> None:
+                target = resolve_served([root], served_path(route.request.url))
+                await (route.fulfill(path=str(target)) if target else route.fulfill(status=404, body="not found"))
+
+            await context.route(f"{SERVED_ORIGIN}**", serve)
+            url = f"{SERVED_ORIGIN}index.html"
         page = await context.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
         await page.goto(url, wait_until="load")

@@ -73,7 +73,7 @@ async def test_bad_requests_get_clear_errors(service: httpx.AsyncClient) -> None
     assert (await service.get("/v1/runs/r-unknown/events")).status_code == 404
 
 
-async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncClient, pool) -> None:
+async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncClient, viewer_pool) -> None:
     r = await service.post("/v1/runs", json={"brief": POTION})
     assert r.status_code == 202, r.text
     run_id = r.json()["run_id"]
@@ -96,7 +96,8 @@ async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncCl
     assert shot.status_code == 200 and shot.content[:4] == b"\x89PNG"
     for bad in ("../../etc/passwd", "src/main.js", ".tier2/project.json", "dist/../../x"):
         assert (await service.get(f"/v1/runs/{run_id}/artifacts/{bad}")).status_code == 404, bad
-    seen = await play_in_chromium(pool, f"{service.base_url}/v1/runs/{run_id}/artifacts/dist/index.html")
+    grant = (await service.post(run["links"]["play"])).json()  # the artifact is a download: play through a token
+    seen = await play_in_chromium(viewer_pool, f"{service.base_url}{grant['url']}")
     assert seen["errors"] == [] and seen["after"]["money"] < seen["before"]["money"]
     assert delivery["preview"] == {"path": "dist/index.html",
                                    "url": f"/v1/runs/{run_id}/artifacts/dist/index.html"}
@@ -106,12 +107,13 @@ async def test_run_over_http_streams_resumes_and_delivers(service: httpx.AsyncCl
 EVENT_TYPES = [cls.model_fields["type"].default for cls in typing.get_args(typing.get_args(Tier2Event)[0])]
 
 
-async def test_browser_eventsource_resumes_after_dropped_connections(service: httpx.AsyncClient, pool) -> None:
+async def test_browser_eventsource_resumes_after_dropped_connections(service: httpx.AsyncClient,
+                                                                     viewer_pool) -> None:
     """A real EventSource in Chromium: the server drops the stream every 4 frames; the browser reconnects with
     Last-Event-ID and ends up with every event exactly once."""
     run_id = (await service.post("/v1/runs", json={"brief": POTION})).json()["run_id"]
     base = str(service.base_url)
-    context = await pool.new_context()
+    context = await viewer_pool.new_context()
     try:
         page = await context.new_page()
         await page.route(f"{base}/es-test.html", lambda route: route.fulfill(

@@ -83,8 +83,8 @@ async def studio(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> As
 
 
 @pytest.fixture
-async def page(studio: Studio, pool: BrowserPool) -> AsyncIterator[Page]:
-    context = await pool.new_context(viewport={"width": 1280, "height": 900})
+async def page(studio: Studio, viewer_pool: BrowserPool) -> AsyncIterator[Page]:
+    context = await viewer_pool.new_context(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     try:
         p = await context.new_page()
@@ -234,8 +234,8 @@ async def test_cancel_a_run(studio: Studio, page: Page) -> None:
 
 
 async def test_another_tenants_run_is_not_found_and_nothing_leaks(studio: Studio, page: Page,
-                                                                  pool: BrowserPool) -> None:
-    owner = await pool.new_context()
+                                                                  viewer_pool: BrowserPool) -> None:
+    owner = await viewer_pool.new_context()
     try:  # tenant A watches its list refresh by itself while its run is accepted and runs
         mine = await owner.new_page()
         await _sign_in(mine, studio, KEY_A)
@@ -276,7 +276,9 @@ async def test_load_a_project_from_an_archive_then_follow_up(studio: Studio, pag
     archive.write_bytes(template_zip())
     await _sign_in(page, studio, KEY_A)
     await page.goto(f"{studio.base}/studio/#/new")
-    await page.set_input_files("#archive", str(archive))
+    # the bytes, not the path: the test's Chromium is never root and cannot read root's temporary files
+    await page.set_input_files("#archive", {"name": archive.name, "mimeType": "application/zip",
+                                            "buffer": archive.read_bytes()})
     await page.click("#upload")
     await page.wait_for_selector("#upload-result.ok")
     project_id = await page.input_value("#project-id")
@@ -298,14 +300,14 @@ async def test_load_a_project_from_an_archive_then_follow_up(studio: Studio, pag
     assert run["thread_id"] in await page.text_content("#run-meta")
 
 
-async def test_local_mode_needs_no_sign_in(tmp_path: Path, redis_url: str, pool: BrowserPool) -> None:
+async def test_local_mode_needs_no_sign_in(tmp_path: Path, redis_url: str, viewer_pool: BrowserPool) -> None:
     """No API keys configured: the Studio says so, asks for nothing, and shows the local tenant's runs."""
     settings = Settings(workspaces=tmp_path / "ws", redis_url=redis_url, key_prefix=f"local-{tmp_path.name}")
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("TIER2_API_KEYS", raising=False)
         async with serve_in_process(settings, redis_url, workers=0) as api:  # no worker: the run stays queued
             run_id = (await api.post("/v1/runs", json={"brief": POTION})).json()["run_id"]
-            context = await pool.new_context()
+            context = await viewer_pool.new_context()
             try:
                 page = await context.new_page()
                 await page.goto(f"{api.base_url}/studio/")

@@ -61,7 +61,7 @@ async def test_a_hostile_designer_reads_but_never_writes_deletes_or_runs(tmp_pat
     ws = project_workspace("p-design", project, tmp_path / "home", pack.skill_dirs)
     await ws.initialize()
     try:
-        tools = read_only_tools(await ws.list_tools(), project)
+        tools = read_only_tools(project)
         assert sorted(t.name for t in tools) == ["Glob", "Grep", "Read"]
         agent = build_design_agent(role="designer.gameplay", project=project, pack=pack,
                                    model=ScriptedChatModel(script), tools=tools)

@@ -4,7 +4,8 @@ Each is a plain AgentScope `Agent` driven by tier2 (`tier2.runs.design_phase`), 
 tier2 owns the wake-ups (a mailbox that cannot lose a message, `tier2.store.team`), the checkpoints (one
 namespace per agent) and the files (answers are JSON; tier2 writes the documents). Every agent gets the run's
 layers for its own role (ledger, breakers, trajectory, per-agent checkpoints), its own prompt file
-(``tier2/prompts/design/<role>.md``) and its model from ``agents:`` (``designer.<area>`` → ``designer``).
+(``tier2/prompts/design/<role>.md``), its model from ``agents:`` (``designer.<area>`` → ``designer``) and the
+skills every role loads (`role_toolkit`).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from tier2.middleware import RunLayers, build_middlewares
 from tier2.middleware.read_only import READ_ONLY_TOOLS, ReadOnlyGuardMiddleware
 from tier2.packs import Pack
 from tier2.prompts import load_prompt, render_prompt
-from tier2.tools import make_file_tools
+from tier2.tools import make_file_tools, make_rw_tools
 
-__all__ = ["DESIGN_MAX_ITERS", "build_design_agent", "designer_permissions", "read_only_tools"]
+__all__ = ["DESIGN_MAX_ITERS", "build_design_agent", "designer_permissions", "read_only_tools", "role_toolkit"]
 
 DESIGN_MAX_ITERS = 8
 #: tools a designer's permission rules deny outright (deny rules are checked first in every mode)
@@ -45,10 +46,17 @@ def designer_permissions(project: Path) -> PermissionContext:
         deny_rules={t: [rule(t, None, PermissionBehavior.DENY)] for t in _DENIED})
 
 
-def read_only_tools(workspace_tools: Sequence[ToolBase], project: Path) -> list[ToolBase]:
-    """AgentScope's Read plus tier2's project-bound Glob and Grep; nothing that writes or runs."""
-    return [t for t in workspace_tools if t.name == "Read"] + [
-        t for t in make_file_tools(project) if t.name in READ_ONLY_TOOLS]
+def read_only_tools(project: Path) -> list[ToolBase]:
+    """AgentScope's Read (on tier2's project backend) plus tier2's project-bound Glob and Grep; nothing that writes
+    or runs."""
+    return make_rw_tools(project, writes=False) + [t for t in make_file_tools(project) if t.name in READ_ONLY_TOOLS]
+
+
+def role_toolkit(tools: Sequence[ToolBase], pack: Pack) -> Toolkit:
+    """A read-only role's toolkit: ``tools`` and the skills of every agent role (`Pack.agent_skill_dirs`, read
+    from their directories; the writer gets the same list through its workspace). AgentScope adds its ``Skill``
+    viewer, which shows a registered skill by name and reads nothing else."""
+    return Toolkit(tools=list(tools), skills_or_loaders=[str(d) for d in pack.agent_skill_dirs])
 
 
 def system_prompt(role: str, project: Path, pack: Pack) -> str:
@@ -76,7 +84,7 @@ def build_design_agent(
     state.permission_context = designer_permissions(project)
     return Agent(
         name=role.replace(".", "_"), system_prompt=system_prompt(role, project, pack), model=model,
-        toolkit=Toolkit(tools=[t for t in tools if t.name in READ_ONLY_TOOLS]),
+        toolkit=role_toolkit([t for t in tools if t.name in READ_ONLY_TOOLS], pack),
         middlewares=build_middlewares(str(project.resolve()), cancelled or (lambda: False), lay, write_limit or 1),
         state=state, react_config=ReActConfig(max_iters=DESIGN_MAX_ITERS),
         model_config=ModelConfig(fallback_model=fallback_model))

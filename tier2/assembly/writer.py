@@ -20,7 +20,7 @@ from tier2.packs import Pack
 from tier2.prompts import render_prompt
 from tier2.sandbox import CommandSessions, Sandbox
 from tier2.settings.loader import Policy
-from tier2.tools import GameToolContext, ToolResults, make_file_tools, make_game_tools
+from tier2.tools import FileLimits, GameToolContext, ToolResults, make_file_tools, make_game_tools, make_rw_tools
 from tier2.tools.commands import CommandQuiesceMiddleware, make_command_tools
 from tier2.tools.docs import make_docs_tools
 from tier2.validators import ValidationRunner
@@ -28,8 +28,9 @@ from tier2.workspace import project_workspace
 
 __all__ = ["WriterHandle", "build_writer", "writer_permissions", "WRITER_FILE_TOOLS"]
 
-#: AgentScope workspace tools the writer gets (Glob and Grep are tier2's, `tier2.tools.files`). AgentScope's Bash
-#: (on the host) is never given: in a sandboxed workspace the writer gets tier2's Bash (`tier2.tools.commands`).
+#: AgentScope's file tools the writer gets, on tier2's project backend (`tier2.tools.files.make_rw_tools`; Glob and
+#: Grep are tier2's own). AgentScope's Bash (on the host) is never given: in a sandboxed workspace the writer gets
+#: tier2's Bash (`tier2.tools.commands`).
 WRITER_FILE_TOOLS = frozenset({"Read", "Write", "Edit"})
 
 
@@ -80,21 +81,24 @@ async def build_writer(
     state_json: str | None = None, layers: RunLayers | None = None, fallback_model: ChatModelBase | None = None,
     home: Path | None = None, write_limit: int = MAX_WRITE_BYTES, results: ToolResults | None = None,
     sandbox: Sandbox | None = None, commands: CommandSessions | None = None, extra_tools: Sequence[ToolBase] = (),
-    docs_cache: Path | None = None,
+    docs_cache: Path | None = None, max_project_bytes: int | None = None,
 ) -> WriterHandle:
     """``home``: the AgentScope workspace's own directory (MCP config, skills index, offloaded context) — outside
     the project; by default a hidden sibling of it. ``sandbox``: the run's workspace kind (builds run inside it
     unless it is ``local``); ``commands``: the writer's command sessions in it (gives the writer Bash);
     ``extra_tools``: the run's own tools for the writer (``Explore``, `tier2.runs.companions`);
-    ``docs_cache``: where the pack's engine-docs index is cached (the EngineDocs tool)."""
+    ``docs_cache``: where the pack's engine-docs index is cached (the EngineDocs tool); ``max_project_bytes``: the
+    most bytes the project's files may hold after a Write or an Edit."""
     home = home or project.parent / f".{project.name}.agent"
-    workspace = project_workspace(project_id, project, home, pack.skill_dirs)
+    workspace = project_workspace(project_id, project, home, pack.agent_skill_dirs)
     await workspace.initialize()
     tool_ctx = GameToolContext(project=project, pack=pack, runner=runner, reports_dir=reports_dir,
                                build_timeout_s=policy.timeouts.build_s,
                                results=results if results is not None else ToolResults(),
                                launcher=sandbox.launcher if sandbox is not None and sandbox.kind != "local" else None)
-    file_tools = [t for t in await workspace.list_tools() if t.name in WRITER_FILE_TOOLS]
+    limits = FileLimits(max_file_bytes=write_limit, **({"max_project_bytes": max_project_bytes}
+                                                       if max_project_bytes is not None else {}))
+    file_tools = make_rw_tools(project, limits)
     command_tools = make_command_tools(commands) if commands is not None else []
     docs_tools = make_docs_tools(pack, docs_cache) if policy.engine_docs.tool else []  # EngineDocs
     toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + command_tools

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from playwright.async_api import BrowserContext, ConsoleMessage, FloatRect, Page, Request, Response
+from playwright.async_api import BrowserContext, ConsoleMessage, FloatRect, Page, Request, Response, Route, WebSocket
 from playwright.async_api import Error as PlaywrightError
 
+from tier2.browser.network import BLOCKED_MARK, RequestFilter, loopback_origin, no_network_script
 from tier2.browser.pool import SESSION_OPTIONS, BrowserPool
 from tier2.hostio import ProjectDir, UnsafePath, write_file
 
@@ -27,7 +28,8 @@ __all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN",
 
 #: Origin under which a game directory is served by request interception: a loopback origin, so a game sees the
 #: same ``location`` (``localhost``, a secure context) as when its author runs ``vite``/``npx serve``; requests to it
-#: never reach the network (they are answered from the game's directory), and every non-loopback request is blocked.
+#: never reach the network (they are answered from the game's directory), and every other request is blocked
+#: (`tier2.browser.network`: loopback too, but for the one loopback origin of a URL the user asked to validate).
 SERVED_ORIGIN = "http://localhost:4173/"
 
 #: Console noise that is not a game error (explicit list; everything else at level "error" counts).
@@ -39,6 +41,8 @@ BENIGN_CONSOLE_PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 
 _CLOCK_JS = resources.files("tier2.browser").joinpath("clock.js").read_text()
+#: the validator's browser closes WebSockets itself (and reports them): the page script leaves them be
+_NO_NETWORK_JS = no_network_script(viewer=False)
 _CANVAS_BOX_JS = """() => {
   const find = (root) => {
     const found = root.querySelector('canvas');
@@ -60,10 +64,17 @@ class PageLog:
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
-    #: non-loopback requests the session refused, as ``"<url> [<resource type>]"`` (judged by the gates: an error
-    #: for a tier2 game, a warning for any other game that boots and plays without them)
+    #: requests the session refused, as ``"<url> [<resource type>]"`` (``[websocket]``, ``[webrtc]``,
+    #: ``[redirect from <url>]``...; judged by the gates: an error for a tier2 game, a warning for any other game
+    #: that boots and plays without them); at most `MAX_BLOCKED` kept
     blocked_requests: list[str] = field(default_factory=list)
     crashed: bool = False
+
+    MAX_BLOCKED = 200
+
+    def block(self, entry: str) -> None:
+        if len(self.blocked_requests) < self.MAX_BLOCKED:
+            self.blocked_requests.append(entry)
 
     def errors(self) -> list[str]:
         """Errors of the page itself (blocked requests are reported apart, see ``blocked_requests``)."""
@@ -109,14 +120,6 @@ def read_served(roots: Sequence[Path], target: Path) -> bytes:
     raise UnsafePath(f"{target} is under no serve root")
 
 
-def _is_local(url: str) -> bool:
-    scheme = urlparse(url).scheme
-    if scheme in {"file", "data", "blob", "about"}:
-        return True
-    host = urlparse(url).hostname or ""
-    return host in {"127.0.0.1", "localhost", "::1"}
-
-
 class GameSession:
     """Async context manager: a page with the game loaded (not yet advanced)."""
 
@@ -130,6 +133,8 @@ class GameSession:
         self, pool: BrowserPool, url: str, viewport: tuple[int, int] = (800, 600),
         serve_root: Path | Sequence[Path] | None = None, force_canvas: bool = False,
     ) -> None:
+        if pool.viewer:
+            raise ValueError("a viewer's browser has a network: games run only in a pool without one")
         self.pool = pool
         self.force_canvas = force_canvas
         self.url = url
@@ -147,6 +152,10 @@ class GameSession:
         self.served: dict[str, Path | None] = {}
         self.context: BrowserContext | None = None
         self.page: Page | None = None
+        #: what the page may reach: the serve roots, else the loopback URL itself (its origin only); nothing else
+        self.network = RequestFilter(
+            self.log.block, SERVED_ORIGIN, self._serve if self.serve_roots else None,
+            None if self.serve_roots else loopback_origin(url))
 
     async def __aenter__(self) -> GameSession:
         # a blank page in a fresh context (a standby one when the pool has it ready): the init scripts and the
@@ -155,10 +164,12 @@ class GameSession:
             **{**SESSION_OPTIONS, "viewport": {"width": self.viewport[0], "height": self.viewport[1]}})
         self.context.set_default_timeout(10_000)
         try:
+            await self.context.add_init_script(script=_NO_NETWORK_JS)  # before anything else, in every frame
             if self.force_canvas:
                 await self.context.add_init_script(script="window.__tier2ForceCanvas = true;")
             await self.context.add_init_script(script=_CLOCK_JS)
-            await self.context.route("**/*", self._route)
+            await self.context.route("**/*", self.network.route)
+            await self.context.route_web_socket(lambda _url: True, self.network.web_socket)
         except BaseException:
             await self.__aexit__()
             raise
@@ -167,6 +178,7 @@ class GameSession:
         page.on("requestfailed", self._on_request_failed)
         page.on("response", self._on_response)
         page.on("crash", lambda _p: setattr(self.log, "crashed", True))
+        page.on("websocket", self._on_websocket)  # one the page script could not route (a worker's): it fails
         self.page = page
         return self
 
@@ -177,22 +189,13 @@ class GameSession:
             except Exception:  # noqa: BLE001 - a crashed renderer/browser may refuse; the pool relaunches
                 pass
 
-    async def _route(self, route: Any) -> None:
-        url = route.request.url
-        if self.serve_roots and url.startswith(SERVED_ORIGIN):
-            await self._serve(route, url)
-        elif _is_local(url):
-            await route.continue_()
-        else:
-            self.log.blocked_requests.append(f"{url[:300]} [{route.request.resource_type}]")
-            await route.abort("blockedbyclient")
-
     def resolve_served(self, url: str) -> Path | None:
         """The file a SERVED_ORIGIN URL maps to (first root that has it; directories serve their index.html)."""
         return resolve_served(self.serve_roots, served_path(url))
 
-    async def _serve(self, route: Any, url: str) -> None:
+    async def _serve(self, route: Route) -> None:
         """Answer requests for SERVED_ORIGIN from the serve roots (never leaves the browser; no traversal)."""
+        url = route.request.url
         target = self.resolve_served(url)
         self.served[served_path(url)] = target
         body = None
@@ -207,8 +210,14 @@ class GameSession:
         else:
             await route.fulfill(status=404, body="not found")
 
+    def _on_websocket(self, ws: WebSocket) -> None:
+        self.log.block(f"{ws.url[:300]} [websocket]")
+
     def _on_console(self, msg: ConsoleMessage) -> None:
         text = msg.text[:2000]
+        if msg.type == "debug" and text.startswith(BLOCKED_MARK):  # a refusal of the page script (nonet.js)
+            self.log.block(text.removeprefix(BLOCKED_MARK))
+            return
         if "ERR_BLOCKED_BY_CLIENT" in text:  # the console echo of a request we blocked: reported as such
             return
         if msg.type == "error" and not any(p.search(text) for p in BENIGN_CONSOLE_PATTERNS):

@@ -65,7 +65,7 @@ class ContextMiddleware(MiddlewareBase):
 
     @staticmethod
     def _slot(agent: Any) -> dict[str, Any]:
-        slot = agent.state.middle_context.setdefault(CONTEXT_STATE_KEY, {})
+        slot: dict[str, Any] = agent.state.middle_context.setdefault(CONTEXT_STATE_KEY, {})
         if not isinstance(slot, dict):
             slot = agent.state.middle_context[CONTEXT_STATE_KEY] = {}
         return slot

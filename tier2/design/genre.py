@@ -18,7 +18,7 @@ __all__ = ["GenreGuess", "Vocab", "classify_brief", "out_of_scope", "clauses"]
 #: asks no pack or offline model here can meet, with the plain reason the spec and the delivery state
 _OUT_OF_SCOPE: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bmulti-?player\b|\bonline\b|\bpvp\b|\bco-?op\b|\bnetwork", re.I), "multiplayer",
-     "tier2 games are single-player pages with no network (every non-loopback request is blocked)"),
+     "tier2 games are single-player pages with no network (every request but the game's own files is blocked)"),
     (re.compile(r"\b3d\b|\bthree-dimensional\b|\bfirst-person\b|\bfps\b", re.I), "3D",
      "the Phaser pack builds 2D games only"),
     (re.compile(r"\bvr\b|\bvirtual reality\b|\bar\b|\baugmented reality\b", re.I), "VR/AR",

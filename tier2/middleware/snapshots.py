@@ -8,6 +8,14 @@ this step carries it. It also records "the files right after operation X"; when 
 operation on a resumed attempt (the effect is not repeated), the files are brought back to that snapshot, so files
 and conversation agree step by step. `restore_snapshot` puts a project back to a checkpoint's snapshot (a new
 attempt after a lost sandbox).
+
+Storage quotas (`tier2.settings.tenants`): a snapshot the tenant's snapshot store cannot take (``snapshot_bytes``
+full even after a GC pass, or a file over ``snapshot_blob_bytes``) and a project that takes the tenant past its disk
+quota (``disk_bytes``, re-measured after every snapshot) **stop the run** with the reason (``quota: ...``) at the
+next model call or at the end of the turn — never from inside the tool call (a concurrent tool batch would turn it
+into an ``ExceptionGroup``). A refused snapshot is not skipped silently: the step's checkpoint keeps naming the last
+snapshot that was stored whole, and carries the trip (``tier2.quota``, keyed by run), so an attempt resuming from it
+restores those files and stops at once — files and conversation never disagree on a run that goes on.
 """
 
 from __future__ import annotations
@@ -15,26 +23,55 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentscope.middleware import MiddlewareBase
-from agentscope.tool import ToolResponse
+from agentscope.tool import ToolChunk, ToolResponse
 
+from tier2.errors import QuotaExceeded, RunLimitReached
+from tier2.middleware._kwargs import ActingNext, StreamNext
 from tier2.middleware.operations import operation_id
+from tier2.store.quotas import QuotaStore
 from tier2.store.snapshots import SnapshotStore
 from tier2.workspace.snapshots import Manifest, apply, scan
+from tier2.workspace.usage import tree_bytes
 
-__all__ = ["SNAPSHOT_KEY", "SnapshotMiddleware", "WRITE_TOOLS", "restore_snapshot", "snapshot_of", "take_snapshot"]
+__all__ = ["QUOTA_KEY", "SNAPSHOT_KEY", "DiskMeter", "SnapshotMiddleware", "WRITE_TOOLS", "restore_snapshot",
+           "snapshot_of", "take_snapshot"]
 
 #: where the newest snapshot id lives in ``AgentState.middle_context`` (so every checkpoint carries it)
 SNAPSHOT_KEY = "tier2.snapshot"
+#: a storage quota that stopped the run: ``{"run": <run id>, "detail": <reason>}`` (a checkpoint carries it)
+QUOTA_KEY = "tier2.quota"
 #: tools whose completion changes project files
 WRITE_TOOLS = frozenset({"Write", "Edit", "Bash"})
 
 
+@dataclass(frozen=True)
+class DiskMeter:
+    """Re-measures a project for its tenant's disk quota (``disk_bytes``): the measure replaces the last one."""
+
+    quotas: QuotaStore
+    tenant: str
+    project_id: str
+    limit: int
+
+    async def measure(self, project: Path) -> QuotaExceeded | None:
+        """Record the project's bytes; the error when the tenant's projects are now over the quota (else None)."""
+        await self.quotas.set_disk(self.tenant, self.project_id, await asyncio.to_thread(tree_bytes, project))
+        used = await self.quotas.disk_used(self.tenant)
+        if used <= self.limit:
+            return None
+        return QuotaExceeded("disk_bytes", used, self.limit, f"the tenant's projects use {used} bytes on disk, over "
+                             f"its quota of {self.limit} bytes (disk_bytes)")
+
+
 async def take_snapshot(store: SnapshotStore, project: Path) -> str:
-    manifest, blobs = await asyncio.to_thread(scan, project)
+    """Snapshot ``project`` into ``store``: `QuotaExceeded` (nothing stored) for a file over the blob cap or a
+    snapshot over the tenant's snapshot quota."""
+    manifest, blobs = await asyncio.to_thread(scan, project, store.limits.blob_bytes)
     await store.put(manifest.id, manifest.canonical(), blobs)
     return manifest.id
 
@@ -61,12 +98,42 @@ def snapshot_of(state: dict[str, Any] | str | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def quota_trip(state: Any, run_id: str) -> RunLimitReached | None:
+    """The quota stop recorded for ``run_id`` in an agent state's ``middle_context`` (None: none)."""
+    trip = state.middle_context.get(QUOTA_KEY)
+    if isinstance(trip, dict) and trip.get("run") == run_id:
+        return RunLimitReached("quota", str(trip.get("detail")))
+    return None
+
+
 class SnapshotMiddleware(MiddlewareBase):
     def __init__(self, store: SnapshotStore, project: Path, run_id: str,
-                 tools: frozenset[str] = WRITE_TOOLS) -> None:
-        self.store, self.project, self.run_id, self.tools = store, project, run_id, tools
+                 tools: frozenset[str] = WRITE_TOOLS, disk: DiskMeter | None = None) -> None:
+        self.store, self.project, self.run_id, self.tools, self.disk = store, project, run_id, tools, disk
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    def _check(self, agent: Any) -> None:
+        trip = quota_trip(agent.state, self.run_id)
+        if trip is not None:
+            raise trip
+
+    async def on_compress_context(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> None:
+        self._check(agent)  # a compression is a model call too: none is spent on a run that has stopped
+        await next_handler(**input_kwargs)
+
+    async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                           ) -> AsyncGenerator[Any, None]:
+        self._check(agent)  # before the next model call: a quota stopped the run at the last write step
+        async for item in next_handler(**input_kwargs):
+            yield item
+
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
+                       ) -> AsyncGenerator[Any, None]:
+        async for item in next_handler(**input_kwargs):
+            yield item
+        self._check(agent)  # the turn's last step tripped it: no model call came to raise it
+
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         call = input_kwargs["tool_call"]
         final: ToolResponse | None = None
         async for chunk in next_handler(**input_kwargs):
@@ -85,6 +152,13 @@ class SnapshotMiddleware(MiddlewareBase):
                 await restore_snapshot(self.store, self.project, after)
                 agent.state.middle_context[SNAPSHOT_KEY] = after
                 return
-        sid = await take_snapshot(self.store, self.project)
+        try:
+            sid = await take_snapshot(self.store, self.project)
+        except QuotaExceeded as exc:  # the checkpoint keeps the last whole snapshot; the run stops (module doc)
+            agent.state.middle_context[QUOTA_KEY] = {"run": self.run_id, "detail": str(exc)}
+            return
         agent.state.middle_context[SNAPSHOT_KEY] = sid
         await self.store.record_op(self.run_id, op, sid)
+        over = await self.disk.measure(self.project) if self.disk is not None else None
+        if over is not None:
+            agent.state.middle_context[QUOTA_KEY] = {"run": self.run_id, "detail": str(over)}

@@ -45,7 +45,7 @@ class FallbackChain(ChatModelBase):
                          context_size=min(m.context_size for m in models))
         self.models = list(models)
 
-    async def _call_api(self, model_name: str, messages: list[Any], tools: list[dict] | None = None,
+    async def _call_api(self, model_name: str, messages: list[Any], tools: list[dict[str, Any]] | None = None,
                         tool_choice: Any = None, **kwargs: Any) -> ChatResponse | AsyncGenerator[ChatResponse, None]:
         last: Exception | None = None
         for index, model in enumerate(self.models):

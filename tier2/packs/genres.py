@@ -15,6 +15,7 @@ import inspect
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -26,10 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tier2.errors import PackError
 
-__all__ = ["Genre", "GenreSpec", "ObserveRule", "ProbeBounds", "RequirementTemplate", "load_genres"]
+__all__ = ["Genre", "GenreSpec", "ObserveRule", "ProbeBounds", "ProbePolicy", "RequirementTemplate", "load_genres"]
 
 GENRE_ID = re.compile(r"^[a-z][a-z0-9_]{1,31}$")
 _TABLE = re.compile(r"^[a-z][a-z0-9_]*\.json$")
+#: a genre probe's ``win_action`` / ``lose_action``: (state, actions, tables) -> action name | (name, frames) | None
+#: (what it returns is checked where it is played: `tier2.validators.latch.decide`)
+ProbePolicy = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], Any]
 
 
 class ObserveRule(BaseModel):
@@ -145,11 +149,13 @@ class Genre:
         takes_options = len(inspect.signature(fn).parameters) >= 2
         return list(fn(tables, options or {}) if takes_options else fn(tables))
 
-    def probe_fns(self) -> tuple[Any, Any]:
+    def probe_fns(self) -> tuple[ProbePolicy, ProbePolicy]:
         mod = self.module("probe")
         if mod is None or not hasattr(mod, "win_action") or not hasattr(mod, "lose_action"):
             raise PackError(f"genre {self.id} has no probe.win_action/lose_action")
-        return mod.win_action, mod.lose_action
+        win: ProbePolicy = mod.win_action
+        lose: ProbePolicy = mod.lose_action
+        return win, lose
 
 
 def _load_one(root: Path, pack_id: str) -> Genre:

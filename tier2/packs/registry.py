@@ -13,13 +13,13 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import frontmatter
 import yaml
 
 from tier2.errors import BadInput, PackError, ToolchainMissing
 from tier2.hostio import ProjectDir
 from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
+from tier2.packs.skills import check_skill, core_skill_dirs
 
 __all__ = ["PIN_FILES", "Pack", "load_pack", "pack_by_ref", "pins_hash"]
 
@@ -107,7 +107,14 @@ class Pack:
 
     @property
     def skill_dirs(self) -> list[Path]:
+        """The pack's own (engine) skills, as its manifest names them."""
         return [self.skills_root / name for name in self.manifest.skills]
+
+    @property
+    def agent_skill_dirs(self) -> list[Path]:
+        """The skills every agent role of a run with this pack loads: the core ones (``skills/``), then the pack's
+        (`tier2.packs.skills`). The one list: the writer's workspace, the designers and the companions use it."""
+        return [*core_skill_dirs(), *self.skill_dirs]
 
     def engine_package_dir(self) -> Path:
         return self.node_modules / self.manifest.engine.name
@@ -127,16 +134,6 @@ class Pack:
             raise ToolchainMissing(
                 f"{self.manifest.engine.name} {version} installed, pack pins {self.manifest.engine.version}: {hint}"
             )
-
-
-def _check_skill(path: Path) -> None:
-    md = path / "SKILL.md"
-    if not md.exists():
-        raise PackError(f"skill {path.name}: {md} missing")
-    meta = frontmatter.load(md).metadata
-    for field in ("name", "description"):
-        if not meta.get(field):
-            raise PackError(f"skill {path.name}: SKILL.md front matter lacks {field!r}")
 
 
 _LOADED: dict[str, Pack] = {}
@@ -170,7 +167,9 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
         for rel in (manifest.build.entry, manifest.build.html):
             if not (genre.template_dir / rel).exists():
                 raise PackError(f"pack {pack.ref}: genre {genre.id}'s template lacks {rel}")
+    core = {d.name for d in core_skill_dirs()}
     for skill in pack.skill_dirs:
-        _check_skill(skill)
+        if check_skill(skill) in core:  # AgentScope would let one overwrite the other
+            raise PackError(f"pack {pack.ref}: skill {skill.name} has the name of a core skill (skills/)")
     _LOADED[pack.ref] = pack
     return pack

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agentscope.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock, UserMsg
 from agentscope.model import ChatModelBase
-from agentscope.tool import Read, ToolBase
+from agentscope.tool import ToolBase
 
 from tier2.assembly.companions import CompanionRole, build_companion, companion_tools
 from tier2.companions import Finding, parse_findings, render_findings
@@ -266,9 +266,9 @@ class RunCompanions:
                                                route=route, runtime=s.rt,
                                                options=dict(s.req.options), durable=False))
         cancel = s.req.cancel
-        tools = companion_tools(role, [Read()], project, s.rt.pack.node_modules)
-        agent = build_companion(role=role, project=project, model=model, tools=tools, max_iters=max_iters,
-                                fallback_model=fallback, layers=layers,
+        tools = companion_tools(role, project, s.rt.pack.node_modules)
+        agent = build_companion(role=role, project=project, pack=s.rt.pack, model=model, tools=tools,
+                                max_iters=max_iters, fallback_model=fallback, layers=layers,
                                 cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
         price = s.policy.prices.get(route.model)
         mapper = EventMapper(s.run_id, route.model, price, agent=role, prices=s.policy.prices,

@@ -267,7 +267,7 @@ class _Studio:
     async def _design(self, goal: str, rerun: builtins.set[str], prev: dict[str, Any] | None) -> dict[str, Any]:
         s = self.s
         if s.writer is not None:
-            self.tools = read_only_tools(await s.writer.handle.workspace.list_tools(), self.project)
+            self.tools = read_only_tools(self.project)
         if not rerun and prev is not None:  # resumed after the design, or a continue: the spec on disk
             return await self._reuse_spec(prev)
         brief_block = f"<brief>\n{goal}\n</brief>"

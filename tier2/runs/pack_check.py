@@ -4,8 +4,8 @@ For each genre: its schemas are valid JSON Schemas; the offline builder's tables
 deterministic, validate against them and pass the genre's own checks; a project made from the template with those
 tables builds and passes every gate in Chromium — the genre probe wins it by playing and loses it by playing, and
 the genre gate's witnesses show. Pack-wide: the manifest and genre manifests load, the toolchain is installed at
-the pinned engine version, and every skill the manifest names really loads in AgentScope (which skips a broken
-skill silently).
+the pinned engine version, and every skill an agent of the pack gets — the core skills (``skills/``) and the ones
+the manifest names — really loads in AgentScope (which skips a broken skill silently).
 """
 
 from __future__ import annotations
@@ -48,14 +48,16 @@ class CheckLine:
 
 
 async def _skills(pack: Pack, home: Path) -> CheckLine:
-    ws = project_workspace("pack-check", home / "project", home / "agent", pack.skill_dirs)
+    """`Pack.agent_skill_dirs` (the core skills, then the pack's) seeded into a workspace as the writer's is, and
+    every one listed by AgentScope under its own name."""
+    ws = project_workspace("pack-check", home / "project", home / "agent", pack.agent_skill_dirs)
     (home / "project").mkdir(parents=True, exist_ok=True)
     await ws.initialize()
     try:
         loaded = {s.name for s in await ws.list_skills()}
     finally:
         await ws.close()
-    missing = [s for s in pack.manifest.skills if s not in loaded]
+    missing = [d.name for d in pack.agent_skill_dirs if d.name not in loaded]
     return CheckLine("skills load in AgentScope", not missing,
                      f"missing: {', '.join(missing)}" if missing else ", ".join(sorted(loaded)))
 
@@ -155,8 +157,8 @@ async def check_pack(settings: Settings, pack_id: str, genres: list[str] | None 
     add(_docs_line(pack, settings))
     chosen = [pack.genre(g) for g in genres] if genres else list(pack.genres.values())
     security = load_security(settings.config_dir)
-    pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args) \
-        if play else None
+    pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args,
+                       isolation=security.sandbox.isolation) if play else None
     try:
         for genre in chosen:
             briefs = [b.format(word=genre.spec.brief_words[0]) for b in SAMPLE_BRIEFS]

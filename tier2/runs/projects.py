@@ -3,8 +3,11 @@ directory on the server inside the import root — and register it under a new `
 
 The archive is spooled to a temporary file under the byte limit as it arrives (never held in memory), charged to
 the tenant's upload bytes per day, and unpacked by `tier2.workspace.importer`, which checks every limit while it
-reads. On any error — a limit, a corrupt archive, an exception — the project folder and the temporary file are
-removed. Errors: `PayloadTooLarge`, `BadInput`, `TenantLimitExceeded`.
+reads — the tenant's disk quota too: before anything is read the room left in it is reserved for the new project
+(`tier2.runs.tenancy.reserve_import`), the unpacking stops the moment it passes that room, and the project's
+measured size replaces the reservation when it is registered. On any error — a limit, a corrupt archive, an
+exception — the project folder, the temporary file and the reservation are removed. Errors: `PayloadTooLarge`,
+`BadInput`, `TenantLimitExceeded`, `QuotaExceeded` (disk).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from tier2.design import classify_brief
 from tier2.errors import PayloadTooLarge
 from tier2.packs import Pack
 from tier2.runs.runtime import Runtime
-from tier2.runs.tenancy import charge_upload, ensure_upload_room, upload_limit
+from tier2.runs.tenancy import charge_upload, ensure_upload_room, measure_project, reserve_import, upload_limit
 from tier2.store.quotas import QuotaStore
 from tier2.workspace.importer import Imported, ImportLimits, copy_directory, extract_archive
 from tier2.workspace.projects import adopt_project, project_id_for
@@ -63,29 +66,36 @@ async def _spooled(chunks: AsyncIterator[bytes], declared: int | None, limit: in
         path.unlink(missing_ok=True)
 
 
-async def _load(rt: Runtime, tenant: str,
-                fill: Callable[[Path], Awaitable[tuple[Imported, dict[str, Any]]]]) -> LoadedProject:
-    """A new project directory filled by ``fill``, checked as a pack project and registered; removed on error."""
+Fill = Callable[[Path, ImportLimits], Awaitable[tuple[Imported, dict[str, Any]]]]
+
+
+async def _load(rt: Runtime, tenant: str, fill: Fill) -> LoadedProject:
+    """A new project directory filled by ``fill`` within the limits (the tenant's disk room reserved first),
+    checked as a pack project, measured and registered; removed (and its reservation) on error."""
     project_id = project_id_for(f"proj-{uuid.uuid4().hex[:12]}")
     dest = rt.settings.workspaces / "projects" / project_id
+    quotas = QuotaStore(rt.store.r, rt.store.keys)
+    limits = await reserve_import(quotas, rt.security, tenant, project_id)
     try:
-        imported, source = await fill(dest)
+        imported, source = await fill(dest, limits)
         info = adopt_project(rt.pack, dest, project_id)
+        size = await measure_project(quotas, tenant, project_id, dest)
         await rt.store.put_project(project_id, {"tenant": tenant, "path": str(dest), "pack": info.pack,
-                                                "source": source, "files": imported.files,
+                                                "source": source, "files": imported.files, "bytes": size,
                                                 "stripped": imported.stripped})
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
+        with contextlib.suppress(Exception):
+            await asyncio.shield(quotas.set_disk(tenant, project_id, None))
         raise
     return LoadedProject(project_id, imported.files, info.pack, list(imported.stripped))
 
 
 async def import_directory(rt: Runtime, tenant: str, path: str) -> LoadedProject:
     """Copy a directory inside the import root (``TIER2_IMPORT_ROOT``, default ``workspaces/import/``)."""
-    limits = ImportLimits.from_config(rt.security.imports)
     root = rt.settings.import_root or rt.settings.workspaces / "import"
 
-    async def fill(dest: Path) -> tuple[Imported, dict[str, Any]]:
+    async def fill(dest: Path, limits: ImportLimits) -> tuple[Imported, dict[str, Any]]:
         imported = await asyncio.to_thread(copy_directory, Path(path), root, dest, limits)
         return imported, {"kind": "directory", "path": path}
 
@@ -96,12 +106,11 @@ async def import_archive(rt: Runtime, tenant: str, chunks: AsyncIterator[bytes],
                          declared: int | None) -> LoadedProject:
     """Unpack a zip/tar (optionally gzipped) archive arriving as ``chunks``; ``declared`` is its announced size
     (None: unknown or unusable, refused). What cannot fit the tenant's day is refused before reading."""
-    limits = ImportLimits.from_config(rt.security.imports)
     quotas = QuotaStore(rt.store.r, rt.store.keys)
     await ensure_upload_room(quotas, rt.security, tenant, declared or 0)
     limit = upload_limit(rt.security, tenant)
 
-    async def fill(dest: Path) -> tuple[Imported, dict[str, Any]]:
+    async def fill(dest: Path, limits: ImportLimits) -> tuple[Imported, dict[str, Any]]:
         async with _spooled(chunks, declared, limit, rt.settings.workspaces / ".uploads") as (path, n):
             await charge_upload(quotas, rt.security, tenant, n)
             imported = await asyncio.to_thread(extract_archive, path, dest, limits)

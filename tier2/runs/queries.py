@@ -20,7 +20,7 @@ from tier2.events import TERMINAL_STATUSES, CancelRequested, Tier2Event
 from tier2.hostio import ProjectDir
 from tier2.runs.runtime import Runtime
 from tier2.store.leases import LeaseStore
-from tier2.store.records import RunRecord
+from tier2.store.records import ProjectRecord, RunRecord, ThreadRecord
 from tier2.store.run_index import Cursor, RunIndex, RunPage
 from tier2.store.run_store import RunStore
 from tier2.store.trajectory import CallRecord, TrajectoryStore
@@ -42,7 +42,7 @@ class RunDetails:
 @dataclass(frozen=True)
 class ThreadDetails:
     thread_id: str
-    thread: dict[str, Any]
+    thread: ThreadRecord
     runs: list[RunRecord]
 
 
@@ -162,7 +162,7 @@ async def follow_events(store: RunStore, run_id: str, after: int, disconnected: 
             yield None
 
 
-async def project_details(rt: Runtime, tenant: str, project_id: str) -> dict[str, Any]:
+async def project_details(rt: Runtime, tenant: str, project_id: str) -> ProjectRecord:
     """The tenant's project record (with its server path: the service shows a view), or `NotFound`."""
     record = await rt.store.get_project_for(tenant, project_id)
     if record is None:

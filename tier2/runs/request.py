@@ -17,7 +17,13 @@ from tier2.store.checkpoints import ResumeStage
 from tier2.store.lifecycle import TerminalStatus
 from tier2.store.run_store import Fence
 
-__all__ = ["EventSink", "Resume", "RunOutcome", "RunRequest", "new_run_id", "validate_brief"]
+__all__ = ["EventSink", "Resume", "RunOutcome", "RunRequest", "crash_reason", "new_run_id", "validate_brief"]
+
+#: stop-reason codes of the ends nobody planned (the exception itself goes to the server log, never to the reason)
+_CRASHES = {
+    "internal_error": "the run crashed",
+    "worker_error": "the worker crashed outside the run loop",
+}
 
 #: Receives every event of the run with its id (CLI progress).
 EventSink = Callable[[int, Tier2Event], Awaitable[None]]
@@ -93,3 +99,10 @@ def validate_brief(brief: object, limits: BriefLimits) -> str:
     if "\x00" in text:
         raise BadInput("brief contains a NUL character")
     return text
+
+
+def crash_reason(code: str, exc: BaseException) -> str:
+    """The stop reason of a run an unexpected exception ended: a fixed code, a fixed sentence and the exception's
+    class — never its text (which may quote a path, a host, a provider's answer or the model's own output). The
+    caller logs the exception with its traceback."""
+    return f"{code}: {_CRASHES[code]} ({type(exc).__name__}); the details are in the server log"

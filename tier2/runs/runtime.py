@@ -16,6 +16,7 @@ from tier2.settings.secrets import Redactor
 from tier2.store.cases import CaseStore
 from tier2.store.keys import Keys
 from tier2.store.run_store import RunStore
+from tier2.workspace import secure_workspaces_root
 
 __all__ = ["Runtime", "open_runtime", "security_build_hash"]
 
@@ -50,6 +51,7 @@ class Runtime:
 async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = None) -> AsyncIterator[Runtime]:
     """Load config and the pack, check the toolchain and browser, connect the store; close all on exit."""
     security = load_security(settings.config_dir)
+    secure_workspaces_root(settings.workspaces)  # 0700: projects and agent homes are reached only by tier2
     policies = PolicyStore(settings.config_dir, security)
     policy = policies.snapshot()  # fail fast on a broken policy (or one above a ceiling)
     if settings.pack not in security.allowed_packs:
@@ -63,7 +65,7 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     log.info("security/build config %s (config/security %s, pack %s pins %s), policy %s, chromium %s", security_hash,
              security.source_hash, pack.ref, pack.pins_hash, policy.source_hash, chromium)
     store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix))
-    pool = BrowserPool(chromium, security.browser.args)
+    pool = BrowserPool(chromium, security.browser.args, isolation=security.sandbox.isolation)
     key_envs = [r.api_key_env for r in policies.snapshot().models.values() if r.api_key_env]
     redactor = Redactor.from_env(security.secrets.env_patterns, [*key_envs, "TIER2_API_KEYS", "TIER2_STREAM_SECRET"])
     try:

@@ -10,11 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool
+from tier2.errors import QuotaExceeded, RunLimitReached
 from tier2.hostio import ProjectDir
-from tier2.middleware.snapshots import SNAPSHOT_KEY, SnapshotMiddleware, restore_snapshot, snapshot_of, take_snapshot
+from tier2.middleware.snapshots import (
+    SNAPSHOT_KEY,
+    DiskMeter,
+    SnapshotMiddleware,
+    restore_snapshot,
+    snapshot_of,
+    take_snapshot,
+)
 from tier2.sandbox import CommandSessions, Sandbox, WorkspaceChoice, make_sandbox, resolve_workspace
 from tier2.settings.loader import Policy, SecurityConfig
-from tier2.store.snapshots import SnapshotStore
+from tier2.settings.tenants import LOCAL_TENANT
+from tier2.store.quotas import QuotaStore
+from tier2.store.snapshots import SnapshotLimits, SnapshotStore
 from tier2.toolchain.esbuild import Launcher
 from tier2.workspace import workspace_home
 
@@ -34,7 +44,7 @@ def sandbox_for_project(rt: Any, project: Path, project_id: str, choice: Workspa
     home = workspace_home(rt.settings.workspaces, project_id)
     return make_sandbox(choice.kind, project, home, read_only=[rt.pack.node_modules, *rt.pack.skill_dirs],
                         limits=choice.limits, workspaces=rt.settings.workspaces, docker=rt.security.sandbox.docker,
-                        label=label)
+                        label=label, isolation=rt.security.sandbox.isolation, cgroups=rt.security.sandbox.cgroups)
 
 
 @dataclass
@@ -47,13 +57,14 @@ class RunWorkspace:
     commands: CommandSessions | None = None
     pool: BrowserPool | None = None  # the run's own browser inside the sandbox (None: the process's shared one)
     restored: dict[str, Any] = field(default_factory=dict)
+    disk: DiskMeter | None = None  # the tenant's disk quota, re-measured after every snapshot
 
     @property
     def launcher(self) -> Launcher | None:
         return self.sandbox.launcher if self.choice.kind != "local" else None
 
     def middleware(self) -> SnapshotMiddleware:
-        return SnapshotMiddleware(self.snapshots, self.project, self.run_id)
+        return SnapshotMiddleware(self.snapshots, self.project, self.run_id, disk=self.disk)
 
     async def restore(self, state_json: str | None) -> str | None:
         """A resumed attempt: put the project back to the snapshot of the checkpoint it resumes from (a lost
@@ -67,8 +78,15 @@ class RunWorkspace:
         return sid
 
     async def baseline(self, agent: Any) -> str:
-        """A fresh attempt: snapshot the starting files, so even the first checkpoint names its files."""
-        sid = await take_snapshot(self.snapshots, self.project)
+        """A fresh attempt: snapshot the starting files, so even the first checkpoint names its files. A storage
+        quota the files do not fit stops the run (`RunLimitReached` ``quota``)."""
+        try:
+            sid = await take_snapshot(self.snapshots, self.project)
+            over = await self.disk.measure(self.project) if self.disk is not None else None
+        except QuotaExceeded as exc:
+            raise RunLimitReached("quota", str(exc)) from None
+        if over is not None:
+            raise RunLimitReached("quota", str(over))
         agent.state.middle_context[SNAPSHOT_KEY] = sid
         return sid
 
@@ -84,7 +102,7 @@ class RunWorkspace:
 
 
 async def open_run_workspace(rt: Any, run_id: str, policy: Policy, options: dict[str, Any], project: Path,
-                             project_id: str) -> RunWorkspace:
+                             project_id: str, tenant: str | None = None) -> RunWorkspace:
     choice = choose_workspace(rt.security, policy, options)
     sandbox = sandbox_for_project(rt, project, project_id, choice, label=f"tier2-{run_id[:18]}")
     await sandbox.start()
@@ -93,8 +111,11 @@ async def open_run_workspace(rt: Any, run_id: str, policy: Policy, options: dict
         home = workspace_home(rt.settings.workspaces, project_id)
         commands = CommandSessions(sandbox, home / "commands" / run_id, rt.security.sandbox.commands)
         pool = BrowserPool(sandbox.chromium(rt.pool.executable), list(rt.security.browser.args))
-    return RunWorkspace(choice, sandbox, project.resolve(), run_id, SnapshotStore(rt.store.r, rt.store.keys),
-                        commands, pool)
+    owner = tenant or LOCAL_TENANT
+    limits = rt.security.tenants.limits(owner)
+    snapshots = SnapshotStore(rt.store.r, rt.store.keys, owner, SnapshotLimits.of(limits), run_id=run_id)
+    disk = DiskMeter(QuotaStore(rt.store.r, rt.store.keys), owner, project_id, limits.disk_bytes)
+    return RunWorkspace(choice, sandbox, project.resolve(), run_id, snapshots, commands, pool, disk=disk)
 
 
 

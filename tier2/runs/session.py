@@ -29,15 +29,18 @@ from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
 from tier2.runs.policy import RunPolicy, current_policy
 from tier2.runs.progress import EventMapper, Usage
 from tier2.runs.projects import genre_for_brief
-from tier2.runs.request import EventSink, RunOutcome, RunRequest, new_run_id
+from tier2.runs.request import EventSink, RunOutcome, RunRequest, crash_reason, new_run_id
 from tier2.runs.runtime import Runtime
 from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta
 from tier2.runs.setup import WriterSetup, setup_writer
+from tier2.runs.tenancy import settle_storage
 from tier2.settings.tenants import LOCAL_TENANT
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
 from tier2.store.policies import PolicySnapshots
+from tier2.store.quotas import QuotaStore
 from tier2.store.records import DeliverySummary
+from tier2.store.snapshot_gc import SnapshotGC
 from tier2.telemetry import A, RunTrace
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.workspace import new_project, snapshot
@@ -169,15 +172,14 @@ class RunSession:
                                                       project_id=info.project_id, dispatch=False, tenant=LOCAL_TENANT)
             if accepted.outcome == "busy":
                 raise BadInput(f"project {info.project_id} already has a run in progress: {accepted.active_run}")
-        previous = await self.rt.store.get_run(run_id) or {}
-        tenant = previous.get("tenant")
-        self.tenant = tenant if isinstance(tenant, str) else None
+        previous = await self.rt.store.get_record(run_id)
+        self.tenant = previous.tenant if previous is not None else None
         attempt = req.fence.token if req.fence else 1
         await self.update(**fields, attempt=attempt, started=True)
         self.trace.annotate(**{A.PACK: pack.ref, A.TEMPLATE: pack.genre_of(project).id})
         self.trace.annotate(**{A.AGENT: "writer", A.ROUTE: self.route_name, A.REQUEST_MODEL: route.model,
                                A.BRIEF_CHARS: len(self.brief), "tier2.run.attempt": attempt})
-        if not previous.get("started"):
+        if previous is None or not previous.started:
             await self.emit(RunStarted(run_id=run_id, brief=self.brief, project_id=info.project_id,
                                        project_dir=str(project), model_route=self.route_name, model=route.model,
                                        pack=self.rt.pack.ref))
@@ -292,6 +294,9 @@ class RunSession:
         done = await finish_run(self.rt.store, self.run_id, RunEnd(
             status=status, stop_reason=verdict.reason, delivery_path=str(path), usage=usage, timings_ms=timings,
             delivery=summary), self.fence)
+        await asyncio.shield(settle_storage(QuotaStore(self.rt.store.r, self.rt.store.keys),
+                                            SnapshotGC(self.rt.store.r, self.rt.store.keys),
+                                            self.tenant or LOCAL_TENANT, opened.project_id, opened.project))
         if done.event is not None and done.seq is not None and self.sink is not None:
             await self.sink(done.seq, done.event)
         elif done.outcome != "finished":
@@ -332,7 +337,7 @@ class RunSession:
             verdict = self._with_last_check("failed", f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - no silent failure: every crash becomes a terminal reason
             log.exception("run %s crashed", self.run_id)
-            verdict = self._with_last_check("failed", f"{type(exc).__name__}: {str(exc)[:500]}")
+            verdict = self._with_last_check("failed", crash_reason("internal_error", exc))
         finally:
             if self.workspace is not None:
                 await asyncio.shield(self.workspace.close())

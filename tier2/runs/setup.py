@@ -45,7 +45,7 @@ async def setup_writer(s: RunSession, opened: Opened) -> WriterSetup:
         runtime=s.rt, options=dict(s.req.options), fence=s.fence, project=opened.project, emit=s.emit,
         progress=lambda: {"round": s.round, "usage": asdict(s.mapper.usage), "step": s.mapper.step}))
     ws = s.workspace = await open_run_workspace(s.rt, s.run_id, s.policy, dict(s.req.options),
-                                                opened.project, opened.project_id)
+                                                opened.project, opened.project_id, tenant=s.tenant)
     if layers.checkpoint:  # inside the checkpoint layer: each write step's checkpoint names its snapshot
         layers.checkpoint = [*layers.checkpoint, ws.middleware()]
     runner = s.runner = ValidationRunner(ws.pool or s.rt.pool, s.rt.pack, s.policy)
@@ -72,7 +72,7 @@ async def setup_writer(s: RunSession, opened: Opened) -> WriterSetup:
         write_limit=min(s.rt.security.tools.max_write_bytes,
                         s.policy.tools.max_write_bytes or s.rt.security.tools.max_write_bytes),
         sandbox=ws.sandbox, commands=ws.commands, extra_tools=companions,
-        docs_cache=s.rt.settings.docs_cache)
+        docs_cache=s.rt.settings.docs_cache, max_project_bytes=s.rt.security.tools.max_project_bytes)
     if checks is not None:
         checks.ctx = handle.tools
     if resume is None and layers.checkpoint:

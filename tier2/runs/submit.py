@@ -4,7 +4,8 @@
 `SubmitResult`, or raises the error that says why not — `BadInput`/`ModelRouteError` (the brief, the route, the
 budget), `RouteNotAllowed` (a route the tenant may not use), `NotFound` (a thread or project that is not the
 tenant's), `Conflict` (an idempotency key reused with another request; a project that already has a writer),
-`TenantLimitExceeded` (queue or rate limit). The run record and its dispatch entry are committed together
+`TenantLimitExceeded` (queue or rate limit), `QuotaExceeded` (the tenant's projects fill its disk quota). The run
+record and its dispatch entry are committed together
 (`RunStore.accept_run`); a worker then executes it.
 """
 
@@ -22,8 +23,9 @@ from tier2.errors import Conflict, NotFound
 from tier2.runs.request import new_run_id, validate_brief
 from tier2.runs.runtime import Runtime
 from tier2.runs.sandboxing import choose_workspace
-from tier2.runs.tenancy import admit_run, refusal
+from tier2.runs.tenancy import admit_run, ensure_disk_room, refusal
 from tier2.settings.loader import BudgetOverride
+from tier2.store.quotas import QuotaStore
 from tier2.workspace.projects import project_id_for
 
 __all__ = ["AcceptedRun", "RunSubmission", "SubmitResult", "submit_run"]
@@ -88,6 +90,10 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
     policy.route(sub.model)  # an unknown route: ModelRouteError
     admitted = admit_run(rt.security, policy, sub.tenant, sub.model, sub.budget)
     choose_workspace(rt.security, policy, sub.options())  # a kind above the ceiling: BadInput (422)
+    replay = sub.idempotency_key is not None and bool(
+        await rt.store.r.exists(rt.store.keys.idempotency(sub.tenant, sub.idempotency_key)))
+    if not replay:  # a retry of an accepted run gets its answer back, full disk or not
+        await ensure_disk_room(QuotaStore(rt.store.r, rt.store.keys), rt.security, sub.tenant)  # full: 507
     run_id = new_run_id()
     source_dir: str | None = None
     continues = False

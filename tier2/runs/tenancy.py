@@ -8,24 +8,40 @@
 * **Model routes** (``allowed_routes``): the writer's route — the request's ``model`` or the ``agents:`` routing
   — and every fallback of it must be allowed, or the run is refused before it is accepted; checked again when
   the run's agent is built (`check_run_route`), as the hot routing may have changed in between.
-* **Upload bytes per UTC day** for POST /v1/projects.
+* **Upload bytes per UTC day** for POST /v1/projects (the request body's bytes).
+* **Disk** (``disk_bytes``, unpacked bytes of the tenant's projects): an import reserves the room it may unpack
+  into before reading the archive and is stopped the moment it passes it (`reserve_import`); a new run is refused
+  while the tenant is over (`ensure_disk_room`); a running one is re-measured after every snapshot and stops past
+  it (`tier2.middleware.snapshots`); every run's project is re-measured when it ends (`settle_storage`).
+* **Snapshot store** (``snapshot_bytes``, ``snapshot_blob_bytes``, ``snapshot_ttl_s``): `tier2.store.snapshots`;
+  the GC pass after every run: `settle_storage`.
 * **Fair scheduling** and ``max_running`` are the workers' side: `tier2.store.dispatch`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
-from tier2.errors import BadInput, Forbidden, OperatorError
+from tier2.errors import BadInput, Forbidden, OperatorError, QuotaExceeded
 from tier2.settings.loader import BudgetOverride, Policy, SecurityConfig
 from tier2.settings.tenants import TenantLimits
 from tier2.store.quotas import Admission, QuotaStore, retry_after_s, seconds_to_next_utc_day
 from tier2.store.run_store import Accepted
+from tier2.store.snapshot_gc import SnapshotGC
+from tier2.workspace.importer import ImportLimits
+from tier2.workspace.usage import tree_bytes
 
 __all__ = ["QUEUE_RETRY_AFTER_S", "RouteNotAllowed", "RunAdmission", "TenantLimitExceeded", "admit_run",
-           "charge_upload", "check_run_route", "ensure_upload_room", "refusal", "upload_limit"]
+           "charge_upload", "check_run_route", "ensure_disk_room", "ensure_upload_room", "measure_project",
+           "refusal", "reserve_import", "settle_storage", "upload_limit"]
+
+log = logging.getLogger(__name__)
 
 #: Retry-After of a submission refused because the tenant's queue is full (a run's end is not predictable).
 QUEUE_RETRY_AFTER_S: Final = 15
@@ -145,3 +161,46 @@ async def ensure_upload_room(quotas: QuotaStore, security: SecurityConfig, tenan
         raise TenantLimitExceeded(f"tenant {tenant!r} uploaded {used} bytes today (UTC); {declared} more would "
                                   f"pass the daily quota of {quota} bytes (upload_bytes_per_day)",
                                   retry_after=seconds_to_next_utc_day(time.time()))
+
+
+def _disk_full(tenant: str, used: int, limit: int) -> QuotaExceeded:
+    return QuotaExceeded("disk_bytes", used, limit, f"tenant {tenant!r}'s projects use {used} of {limit} bytes on "
+                         "disk (disk_bytes): nothing more can be stored until the quota is raised")
+
+
+async def ensure_disk_room(quotas: QuotaStore, security: SecurityConfig, tenant: str) -> None:
+    """Before accepting a run: `QuotaExceeded` (507) while the tenant's projects are at or over ``disk_bytes``."""
+    limit = security.tenants.limits(tenant).disk_bytes
+    used = await quotas.disk_used(tenant)
+    if used >= limit:
+        raise _disk_full(tenant, used, limit)
+
+
+async def reserve_import(quotas: QuotaStore, security: SecurityConfig, tenant: str, project_id: str) -> ImportLimits:
+    """The import limits of a new project: the ``[imports]`` ones, and the room left in the tenant's disk quota,
+    reserved for ``project_id`` until `measure_project` replaces the reservation (or it expires). `QuotaExceeded`
+    when no room is left."""
+    base = ImportLimits.from_config(security.imports)
+    limit = security.tenants.limits(tenant).disk_bytes
+    grant = await quotas.reserve_disk(tenant, project_id, base.max_total_bytes, limit)
+    if not grant.ok:
+        raise _disk_full(tenant, grant.used, limit)
+    return dataclasses.replace(base, disk_limit=limit, disk_used=grant.used)
+
+
+async def measure_project(quotas: QuotaStore, tenant: str, project_id: str, project: Path | None) -> int | None:
+    """Record the bytes ``project`` takes now (None or gone: the project no longer counts)."""
+    size = await asyncio.to_thread(tree_bytes, project) if project is not None else None
+    await quotas.set_disk(tenant, project_id, size)
+    return size
+
+
+async def settle_storage(quotas: QuotaStore, gc: SnapshotGC, tenant: str, project_id: str, project: Path) -> None:
+    """When a run has ended: re-measure its project (what the writer and the delivery left) and free the snapshots
+    only it kept live. Never raises (the run has ended already; the next pass catches up)."""
+    try:
+        await measure_project(quotas, tenant, project_id, project)
+        await gc.collect(tenant)
+    except Exception:  # noqa: BLE001 - accounting after the end must not change how the run ended
+        log.warning("storage accounting after a run of tenant %s failed", tenant, exc_info=True)
+

@@ -31,7 +31,8 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
             out = local / ".tier2" / "reports" / "validate"
         else:
             out = settings.workspaces / "validations" / time.strftime("%Y%m%d-%H%M%S")
-    pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args)
+    pool = BrowserPool(find_chromium(settings.chromium, security.browser.executables), security.browser.args,
+                       isolation=security.sandbox.isolation)
     try:
         policy = PolicyStore(settings.config_dir, security).snapshot()
         runner = ValidationRunner(pool, pack, policy)

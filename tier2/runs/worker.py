@@ -33,13 +33,16 @@ from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
 from tier2.runs.policy import RunPolicy, run_policy
+from tier2.runs.request import crash_reason
 from tier2.runs.runtime import Runtime
+from tier2.settings.tenants import TenantLimits
 from tier2.store.checkpoints import CheckpointStore, resume_stage
 from tier2.store.dispatch import Dispatcher
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.keys import DISPATCH_GROUP
 from tier2.store.leases import AttemptOutcome, Lease, LeaseStore
 from tier2.store.lifecycle import is_terminal
+from tier2.store.snapshot_gc import SnapshotGC
 
 __all__ = ["Worker", "ensure_group", "worker_name"]
 
@@ -71,6 +74,7 @@ class Worker:
     async def serve(self, stop: asyncio.Event) -> None:
         """Take runs until ``stop`` is set; then interrupt running attempts (their runs resume elsewhere)."""
         await ensure_group(self.rt)
+        await self._collect_snapshots()
         log.info("worker %s consuming %s", self.name, self.rt.store.keys.dispatch())
         try:
             while not stop.is_set():
@@ -96,6 +100,16 @@ class Worker:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _collect_snapshots(self) -> None:
+        """One snapshot GC pass over every tenant when the worker starts (runs that ended without a session to
+        collect after them — given up, cancelled while queued — and snapshot keys from before tenants, which get
+        the default TTL). A failure is logged: the passes after each run and the TTLs catch up."""
+        try:
+            await SnapshotGC(self.rt.store.r, self.rt.store.keys).collect_all(
+                legacy_ttl_s=TenantLimits().snapshot_ttl_s)
+        except (RedisError, OSError) as exc:
+            log.warning("worker %s: snapshot GC pass failed (%s)", self.name, exc)
 
     async def _next(self) -> tuple[str, str] | None:
         r, k = self.rt.store.r, self.rt.store.keys
@@ -152,7 +166,7 @@ class Worker:
         except Exception as exc:  # noqa: BLE001 - no silent failure: end the run visibly
             log.exception("worker %s: run %s crashed outside the run loop", self.name, run_id)
             outcome = "crashed"
-            await self._fail(lease, f"worker error: {type(exc).__name__}: {str(exc)[:400]}")
+            await self._fail(lease, crash_reason("worker_error", exc))
             await self._ack(entry_id)
         finally:
             beat.cancel()

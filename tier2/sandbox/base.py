@@ -9,6 +9,9 @@
 * **build** — `Sandbox.launcher` is the toolchain's launcher: esbuild runs inside the sandbox;
 * **browser** — `Sandbox.chromium` is an executable Playwright launches instead of Chromium: it starts Chromium
   inside the sandbox and keeps Playwright's pipe (fds 3/4) as the only channel — no socket, no network;
+* **identity** — nothing in a sandbox runs as root on the host (`tier2.sandbox.identity`): `Sandbox.hand_over`
+  before each command gives the project to the sandbox's unprivileged uid and strips set-id bits, `Sandbox.reclaim`
+  after it strips them again;
 * **skills** — the pack's skill directories (and the toolchain) are visible read-only at their host paths.
 """
 
@@ -26,7 +29,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tier2.settings.sandbox import Kind, SandboxLimits
+from tier2.sandbox.identity import hand_over
+from tier2.settings.identity import CONFINED_LAUNCHER_MARK, HostIdentity
+from tier2.settings.sandbox import CgroupConfig, IsolationConfig, Kind, SandboxLimits
 
 __all__ = ["ExecResult", "Sandbox", "SandboxSpec", "BASE_ENV"]
 
@@ -44,6 +49,8 @@ class SandboxSpec:
     read_only: tuple[Path, ...] = ()
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     label: str = "tier2"
+    isolation: IsolationConfig = field(default_factory=IsolationConfig)
+    cgroups: CgroupConfig = field(default_factory=CgroupConfig)
 
 
 @dataclass
@@ -56,6 +63,8 @@ class ExecResult:
 
 class Sandbox(ABC):
     kind: Kind
+    #: the unprivileged host identity commands run as (None: the kind runs them as tier2 itself — local)
+    ident: HostIdentity | None = None
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.spec = spec
@@ -73,6 +82,17 @@ class Sandbox(ABC):
         """Make sure no process a finished command left behind still runs in the sandbox (host-side tools then read
         and write project files that nothing inside can change under them). bubblewrap needs nothing: a command's
         pid namespace dies with it."""
+
+    async def hand_over(self) -> None:
+        """Before a command: the project's entries owned by the sandbox's uid (tier2's host-side writes leave
+        root-owned files), every set-id bit stripped (a kind whose commands run as tier2 itself: nothing)."""
+        if self.ident is not None:
+            await asyncio.to_thread(hand_over, self.project, self.ident)
+
+    async def reclaim(self) -> None:
+        """After a command: every set-id bit in the project stripped (no set-id file stays on the host)."""
+        if self.ident is not None:
+            await asyncio.to_thread(hand_over, self.project, self.ident)
 
     async def __aenter__(self) -> Sandbox:
         await self.start()
@@ -95,8 +115,10 @@ class Sandbox(ABC):
 
     async def spawn(self, argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
                     stdin: bool = True) -> asyncio.subprocess.Process:
-        """Start ``argv`` in the sandbox: stdout+stderr merged into one pipe, a new process group."""
+        """Start ``argv`` in the sandbox: stdout+stderr merged into one pipe, a new process group. The caller
+        calls `reclaim` once it has ended (`exec` and the command sessions do)."""
         await self.start()
+        await self.hand_over()
         return await asyncio.create_subprocess_exec(
             *self.wrap(argv, env=env, cwd=cwd, interactive=stdin), cwd=self.project, env=self.host_env(),
             stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
@@ -113,6 +135,8 @@ class Sandbox(ABC):
             await self.kill(proc)
             out = b""
             return ExecResult(None, f"timed out after {timeout_s:g}s", int((time.monotonic() - t0) * 1000), True)
+        finally:
+            await self.reclaim()
         return ExecResult(proc.returncode, out.decode(errors="replace"), int((time.monotonic() - t0) * 1000))
 
     async def kill(self, proc: asyncio.subprocess.Process) -> None:
@@ -130,7 +154,10 @@ class Sandbox(ABC):
     # --- build -------------------------------------------------------------------------------------------------
 
     def launcher(self, argv: list[str], env: dict[str, str], cwd: Path) -> list[str]:
-        """`tier2.toolchain.esbuild.Launcher`: run the confined esbuild runner inside the sandbox."""
+        """`tier2.toolchain.esbuild.Launcher`: run the confined esbuild runner inside the sandbox (which may then
+        write ``dist/`` even where tier2 wrote it as root)."""
+        if self.ident is not None:
+            hand_over(self.project, self.ident)
         return self.wrap(argv, env=env, cwd=cwd, interactive=True)
 
     # --- browser -----------------------------------------------------------------------------------------------
@@ -140,10 +167,11 @@ class Sandbox(ABC):
 
         Playwright talks to Chromium over ``--remote-debugging-pipe`` (fds 3 and 4); the wrapper keeps them, so the
         sandboxed browser needs no socket at all. Pages come from Playwright's request interception, so the
-        browser needs no project files either."""
+        browser needs no project files either. Chromium's own sandbox is off (``--no-sandbox``) only here: the
+        kind's sandbox confines it, and that sandbox forbids the namespaces Chromium's would need."""
         argv = self.wrap_browser([executable])
-        script = "#!/bin/sh\n# written by tier2.sandbox: Chromium inside the run's sandbox\nexec " + \
-            " ".join(shlex.quote(a) for a in argv) + ' "$@"' + self.browser_redirects() + "\n"
+        script = f"#!/bin/sh\n{CONFINED_LAUNCHER_MARK} (tier2.sandbox: Chromium inside the run's sandbox)\nexec " + \
+            " ".join(shlex.quote(a) for a in argv) + ' "$@" --no-sandbox' + self.browser_redirects() + "\n"
         digest = hashlib.sha256(script.encode()).hexdigest()[:12]
         path = self.spec.home / "bin" / f"chromium-{self.kind}-{digest}"
         if not path.exists():

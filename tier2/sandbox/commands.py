@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from tier2.sandbox.base import Sandbox
 from tier2.settings.sandbox import CommandConfig
 
 __all__ = ["CommandReport", "CommandSessions", "UnknownSession"]
+
+log = logging.getLogger(__name__)
 
 
 class UnknownSession(KeyError):
@@ -161,7 +164,12 @@ class CommandSessions:
                         session.cut = True
             await session.proc.wait()
         finally:
-            session.done.set()
+            try:
+                await self.sandbox.reclaim()  # no set-id file the command made stays in the project
+            except Exception:  # noqa: BLE001 - the next command's hand-over strips them again
+                log.warning("stripping set-id bits after %s failed", session.id, exc_info=True)
+            finally:
+                session.done.set()
 
     async def _report(self, session: _Session, wait_s: float | None) -> CommandReport:
         slice_s = min(wait_s if wait_s is not None else self.config.slice_s, self.config.max_slice_s)

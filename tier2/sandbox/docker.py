@@ -9,10 +9,12 @@ turn on forwarding). It is supervised by pid and stopped when the process that s
 secrets) tarred in memory and ``docker import``-ed; ``/usr`` is bind-mounted read-only from the host at run time,
 so commands, esbuild and Chromium are the host's exact binaries (same bundle bytes as ``local``).
 
-**The container**: ``--network none``, ``--read-only`` root, ``--cap-drop ALL``, ``no-new-privileges``, memory /
-cpu / pids limits, private ``/tmp``; the project is the only writable volume, at its host path. Commands run with
-``docker exec``; a container that disappeared (the sandbox was lost) is recreated on the next command. Chromium
-runs in its own ``docker run -i`` with Playwright's pipe carried over stdin/stdout.
+**The container**: ``--user`` the unprivileged sandbox uid:gid (`tier2.sandbox.identity`: nothing it creates is
+root-owned on the host), ``--network none``, ``--read-only`` root, ``--cap-drop ALL``, ``no-new-privileges`` (a
+set-id program gains nothing: docker's binds cannot be mounted ``nosuid``, this is what stops them), memory / cpu /
+pids limits, a private ``nosuid,nodev`` ``/tmp``; the project is the only writable volume, at its host path.
+Commands run with ``docker exec``; a container that disappeared (the sandbox was lost) is recreated on the next
+command. Chromium runs in its own ``docker run -i`` with Playwright's pipe carried over stdin/stdout.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 from tier2.errors import SetupError
 from tier2.sandbox.base import BASE_ENV, Sandbox, SandboxSpec
 from tier2.sandbox.bwrap import ETC_ALLOW
+from tier2.settings.identity import sandbox_identity
 from tier2.settings.sandbox import DockerConfig
 
 __all__ = ["DockerEngine", "DockerSandbox", "docker_available", "SAFE_DAEMON_FLAGS"]
@@ -170,6 +173,7 @@ class DockerSandbox(Sandbox):
     def __init__(self, spec: SandboxSpec, engine: DockerEngine) -> None:
         super().__init__(spec)
         self.engine = engine
+        self.user = self.ident = sandbox_identity(spec.isolation)
         self.name = f"{spec.label}-{uuid.uuid4().hex[:12]}"
         self._lock = asyncio.Lock()
         self._dirty = False  # a command ran since the last settle()
@@ -189,11 +193,12 @@ class DockerSandbox(Sandbox):
 
     def _limits(self, pids: int | None = None) -> list[str]:
         lim = self.spec.limits
-        return ["--network", "none", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        return ["--user", f"{self.user.uid}:{self.user.gid}", "--network", "none", "--read-only",
+                "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
                 "--memory", f"{lim.memory_mb}m", "--memory-swap", f"{lim.memory_mb}m", "--cpus", f"{lim.cpus:g}",
                 "--pids-limit", str(pids or lim.pids), "--ulimit", f"nofile={lim.nofile}:{lim.nofile}",
                 "--ulimit", f"fsize={lim.file_mb * 1024 * 1024}", "--ulimit", f"cpu={lim.cpu_s}",
-                "--ulimit", "core=0", "--tmpfs", "/tmp:rw,exec,size=512m", "--shm-size", "256m",
+                "--ulimit", "core=0", "--tmpfs", "/tmp:rw,exec,nosuid,nodev,size=512m", "--shm-size", "256m",
                 "--hostname", "sandbox", "--label", f"tier2.sandbox={self.spec.label}"]
 
     async def _alive(self) -> bool:
@@ -230,6 +235,7 @@ class DockerSandbox(Sandbox):
             await self._docker("rm", "-f", self.name)
             await self.start()
         self._dirty = False
+        await self.reclaim()  # what a background process did until it was killed
 
     async def spawn(self, argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
                     stdin: bool = True) -> asyncio.subprocess.Process:

@@ -8,7 +8,7 @@ from tier2.sandbox.base import Sandbox, SandboxSpec
 from tier2.sandbox.bwrap import BwrapSandbox
 from tier2.sandbox.docker import DockerEngine, DockerSandbox
 from tier2.sandbox.local import LocalSandbox
-from tier2.settings.sandbox import DockerConfig, Kind, SandboxLimits
+from tier2.settings.sandbox import CgroupConfig, DockerConfig, IsolationConfig, Kind, SandboxLimits
 
 __all__ = ["make_sandbox", "TOOLCHAIN_DIR"]
 
@@ -18,12 +18,15 @@ TOOLCHAIN_DIR = Path(__file__).resolve().parents[1] / "toolchain"
 
 def make_sandbox(kind: Kind, project: Path, home: Path, *, read_only: list[Path] | None = None,
                  limits: SandboxLimits | None = None, workspaces: Path | None = None,
-                 docker: DockerConfig | None = None, label: str = "tier2") -> Sandbox:
+                 docker: DockerConfig | None = None, label: str = "tier2", isolation: IsolationConfig | None = None,
+                 cgroups: CgroupConfig | None = None) -> Sandbox:
     """A sandbox of ``kind`` over ``project``; ``home`` holds tier2's files for it (outside the project),
-    ``read_only`` the extra host paths commands may read (the pack's packages, skills; the toolchain is added)."""
+    ``read_only`` the extra host paths commands may read (the pack's packages, skills; the toolchain is added);
+    ``isolation``/``cgroups``: the security config's ``[sandbox.isolation]`` / ``[sandbox.cgroups]``."""
     spec = SandboxSpec(project=project.resolve(), home=home,
                        read_only=tuple(dict.fromkeys([TOOLCHAIN_DIR, *(read_only or [])])),
-                       limits=limits or SandboxLimits(), label=label)
+                       limits=limits or SandboxLimits(), label=label, isolation=isolation or IsolationConfig(),
+                       cgroups=cgroups or CgroupConfig())
     if kind == "local":
         return LocalSandbox(spec)
     if kind == "isolated":

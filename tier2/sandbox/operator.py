@@ -40,16 +40,19 @@ def exec_in_project(settings: Any, project_arg: str, argv: list[str], kind: str 
     home = settings.workspaces / "agent-homes" / str(info["project_id"])
     sandbox = make_sandbox(choice.kind, path.resolve(), home, read_only=[pack.node_modules, *pack.skill_dirs],
                            limits=choice.limits, workspaces=settings.workspaces, docker=security.sandbox.docker,
-                           label="tier2-exec")
+                           label="tier2-exec", isolation=security.sandbox.isolation,
+                           cgroups=security.sandbox.cgroups)
 
     async def run() -> int:
         await sandbox.start()
         try:
+            await sandbox.hand_over()
             wrapped = sandbox.wrap(argv, interactive=True)
             done = await asyncio.to_thread(subprocess.run, wrapped, cwd=sandbox.project, env=sandbox.host_env(),
                                            check=False)
             return done.returncode
         finally:
+            await sandbox.reclaim()
             await sandbox.close()
 
     return asyncio.run(run())

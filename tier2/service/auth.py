@@ -56,8 +56,10 @@ def _sign(keys: ApiKeys, use: bytes, tenant: str, run_id: str, ttl_s: int) -> tu
 
 def _verify(keys: ApiKeys, use: bytes, token: str, run_id: str) -> str | None:
     body, _, mac = token.partition(".")
+    if not mac or not token.isascii():  # a signed token is base64url: anything else is not one (compare_digest
+        return None                     # would raise on non-ASCII text: a 500 instead of a 401)
     good = _b64(hmac.new(_secret(keys, use), body.encode(), hashlib.sha256).digest())
-    if not mac or not hmac.compare_digest(mac, good):
+    if not hmac.compare_digest(mac.encode(), good.encode()):
         return None
     try:
         claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))

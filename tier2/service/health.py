@@ -81,7 +81,7 @@ async def check_health(
         executable = None
     own_pool = False
     if pool is None and executable is not None and launch_browser:
-        pool, own_pool = BrowserPool(executable, security.browser.args), True
+        pool, own_pool = BrowserPool(executable, security.browser.args, isolation=security.sandbox.isolation), True
     try:
         parts = {"redis": await _redis(redis_url), "browser": await _browser(pool, executable, launch_browser),
                  "toolchain": _toolchain(settings)}
@@ -115,7 +115,8 @@ def public_health(health: dict[str, Any]) -> HealthView:
 
 
 @router.get("/healthz", tags=["health"], response_model=ProbeView,
-            responses={503: {"model": ProbeView, "description": "Something a run needs is missing"}})
+            responses={503: {"model": ProbeView, "description": "Something a run needs is missing"},
+                       **{k: v for k, v in error_responses().items() if k in (400, 405)}})
 async def healthz(rt: RuntimeDep) -> JSONResponse:
     """Public readiness probe: ``{"status": "ok"}`` (200) or ``{"status": "degraded"}`` (503), nothing else."""
     health = await check_health(rt.settings, rt.redis_url, rt.pool, launch_browser=False)

@@ -55,7 +55,7 @@ async def _directory_request(request: Request) -> ProjectImport:
 
 
 @router.post("/projects", status_code=201, response_model=ProjectLoaded, openapi_extra=_BODY,
-             responses=error_responses(413, 415, 422, 429))
+             responses=error_responses(413, 415, 422, 429, 507))
 async def load_project(request: Request, rt: RuntimeDep, tenant: TenantDep) -> ProjectLoaded:
     """Body: a zip/tar archive (``Content-Type: application/zip`` or ``application/x-tar``/gzip), or JSON
     ``{"path": "<dir inside the import root>"}``. Reserved top-level names (``.mcp``, ``skills/``,

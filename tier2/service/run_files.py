@@ -9,17 +9,26 @@ short-lived token bound to the run and the tenant (`tier2.service.auth.sign_play
 from ``/v1/runs/{id}/play/{token}/index.html`` — relative URLs (``bundle.js``, assets) resolve under the same
 token. Those responses carry a CSP that makes the document sandboxed (scripts only, an opaque origin: no cookies,
 no storage, no access to the page that embeds it) and allows loading nothing but the run's own game files: no
-other network at all (`play_csp`).
+other network at all (`play_csp`). WebRTC is out of a CSP's reach, so every HTML page of the game gets the
+no-network page script as its very first script (`tier2.browser.play_page`): ``RTCPeerConnection``,
+``WebTransport`` and ``WebSocket`` refuse before the game's first line runs, in the viewer's own browser, and no
+nested frame (whose document would not have that script) may exist; inline scripts run only by hash, so no
+``javascript:`` URL does. Scripts run in HTML pages only: any other file (an SVG, XHTML or XML document the game
+could navigate its frame to, where that script would not be) is sandboxed without scripts.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from pathlib import Path as FsPath
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import FileResponse, Response
+from starlette.concurrency import run_in_threadpool
 
+from tier2.browser.play_page import PlayPage, play_page
 from tier2.errors import ApiError, ErrorCode
 from tier2.runs.queries import require_run
 from tier2.runs.run_files import design_files, play_file, validation_report
@@ -35,16 +44,23 @@ router = APIRouter(prefix="/v1", tags=["runs"])
 #: a Host header that may appear in a CSP source expression (anything else: the game may load nothing)
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$")
 _TOKEN = r"^[A-Za-z0-9_-]{1,800}\.[A-Za-z0-9_-]{1,100}$"
+#: the game's pages: served with the no-network script first, the only documents that may run scripts
+_PAGES = (".html", ".htm")
+_MAX_PAGE_BYTES = 20_000_000
 
 
-def play_csp(host: str, prefix: str) -> str:
-    """The CSP of a game file: a sandboxed document (scripts only: ``sandbox allow-scripts``) that may load scripts,
-    styles, images, media, fonts and data from ``host`` + ``prefix`` (the run's game under its token), inline ones
-    and ``data:``/``blob:`` URLs, and nothing else: no other path of this server, no other host."""
+def play_csp(host: str, prefix: str, inline: Sequence[str] | None = ()) -> str:
+    """The CSP of a game file: a sandboxed document (scripts only: ``sandbox allow-scripts``; no script at all when
+    ``inline`` is None) that may load scripts, styles, images, media, fonts and data from ``host`` + ``prefix`` (the
+    run's game under its token), inline styles and ``data:``/``blob:`` URLs, and nothing else: no other path of this
+    server, no other host. Inline scripts run only when listed in ``inline`` (their hashes: a browser ignores
+    ``'unsafe-inline'`` once a hash is given, so no ``javascript:`` URL runs; it stays for the others)."""
     own = f"{host}{prefix}" if _HOST.match(host) else "'none'"
     local = f"{own} data: blob:"
+    hashes = "".join(f" {h}" for h in inline or ())
     return "; ".join([
-        "sandbox allow-scripts", "default-src 'none'", f"script-src {own} 'unsafe-inline'",
+        "sandbox allow-scripts" if inline is not None else "sandbox", "default-src 'none'",
+        f"script-src {own} 'unsafe-inline'{hashes}",
         f"style-src {own} 'unsafe-inline'", f"img-src {local}", f"media-src {local}", f"font-src {local}",
         f"connect-src {local}", "worker-src blob:", "frame-src 'none'", "object-src 'none'", "base-uri 'none'",
         "form-action 'none'", "frame-ancestors 'self'",
@@ -82,7 +98,7 @@ async def play_token(run_id: str, rt: RuntimeDep, keys: ApiKeysDep, tenant: Tena
 @router.get("/runs/{run_id}/play/{token}/{name:path}", response_class=FileResponse,
             responses={200: {"description": "A file of the run's built game (`dist/`), with a sandboxing CSP",
                              "content": {"text/html": {"schema": {"type": "string"}}}},
-                       **error_responses(404, 422)})
+                       **error_responses(404, 413, 422)})
 async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: ApiKeysDep,
                token: Annotated[str, Path(max_length=1000, pattern=_TOKEN)]) -> Response:
     """A file of the run's game for the play token's holder (``index.html`` is the game)."""
@@ -91,10 +107,22 @@ async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: A
         raise ApiError(ErrorCode.UNAUTHORIZED, 401, "invalid or expired play token")
     found = await play_file(rt, tenant, run_id, name or "index.html")  # never through a link (tier2.hostio)
     prefix = f"/v1/runs/{run_id}/play/{token}/"
-    return Response(found.data, media_type=found.media_type, headers={
-        "Content-Security-Policy": play_csp(request.headers.get("host", ""), prefix),
+    page = await run_in_threadpool(_page, found.data) if FsPath(found.path).suffix.lower() in _PAGES else None
+    headers = {
+        "Content-Security-Policy": play_csp(request.headers.get("host", ""), prefix,
+                                            page.script_hashes if page is not None else None),
         "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "private, no-store",
         # the sandboxed game has an opaque origin: its module scripts and loader requests for its own files are
         # cross-origin requests; the token in the URL is the capability, the files are the game's own
         "Access-Control-Allow-Origin": "*",
-    })
+    }
+    if page is None:
+        return Response(found.data, media_type=found.media_type, headers=headers)
+    return Response(page.body, media_type="text/html", headers=headers)
+
+
+def _page(data: bytes) -> PlayPage:
+    """A game page (already read as a regular file, no link followed: `tier2.runs.run_files.play_file`), bounded."""
+    if len(data) > _MAX_PAGE_BYTES:
+        raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE, 413, f"a game page is larger than {_MAX_PAGE_BYTES} bytes")
+    return play_page(data)

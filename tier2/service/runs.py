@@ -14,7 +14,9 @@ import base64
 import json
 import re
 from collections.abc import AsyncIterator
+from pathlib import PurePosixPath
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -57,7 +59,7 @@ from tier2.service.views import (
 from tier2.store.lifecycle import RunStatus
 from tier2.store.run_index import Cursor
 
-__all__ = ["router"]
+__all__ = ["ARTIFACT_HEADERS", "router"]
 
 router = APIRouter(prefix="/v1", tags=["runs"])
 _HEARTBEAT_S = 15.0
@@ -71,7 +73,7 @@ _SSE = {"schema": {"type": "string", "description": "text/event-stream frames: `
 
 
 @router.post("/runs", status_code=202, response_model=RunAccepted, responses={
-    **error_responses(403, 404, 409, 422, 429, 503),
+    **error_responses(403, 404, 409, 422, 429, 503, 507),
     202: {"description": "Accepted (or replayed: `Idempotent-Replayed: true`)", "headers": {
         "Idempotent-Replayed": {"description": "`true` when this answers a retry", "schema": {"type": "string"}}}}})
 async def create_run(body: RunCreate, response: Response, rt: RuntimeDep, tenant: TenantDep,
@@ -209,6 +211,20 @@ async def get_delivery(run_id: str, rt: RuntimeDep, tenant: TenantDep) -> Delive
     return public_delivery(delivery, run_id, mask_for(rt.settings, record.project_dir))
 
 
+#: A run's files are the tenant's (and the model's) content: served on the API's origin as a page, a game would run
+#: with the API's origin and the user's browser (local mode: no key needed) and could read and start runs. So every
+#: artifact is a sandboxed download: no script runs in it, no MIME sniffing, a navigation saves it.
+ARTIFACT_HEADERS: dict[str, str] = {
+    "Content-Security-Policy": "sandbox", "X-Content-Type-Options": "nosniff",
+    "Cross-Origin-Resource-Policy": "same-origin", "Cache-Control": "private, no-store",
+}
+_ARTIFACT_HEADERS_DOC: dict[str, Any] = {
+    "Content-Security-Policy": {"description": "`sandbox`: the file never runs as a page",
+                                "schema": {"type": "string"}},
+    "Content-Disposition": {"description": "`attachment; filename=…`: a download (play the game with a play token)",
+                            "schema": {"type": "string"}},
+    "X-Content-Type-Options": {"description": "`nosniff`", "schema": {"type": "string"}},
+}
 _ARTIFACT_CONTENT: dict[str, Any] = {
     "text/html": {"schema": {"type": "string"}}, "text/javascript": {"schema": {"type": "string"}},
     "image/png": _BINARY, "application/octet-stream": _BINARY,
@@ -219,14 +235,22 @@ _ARTIFACT_CONTENT: dict[str, Any] = {
 @router.get("/runs/{run_id}/artifacts/{name:path}", response_class=Response,
             responses={200: {"description": "The file: `dist/index.html` (the game), `dist/*` (its bundle and "
                                             "assets), `screenshot.png`, the validation report's screenshots "
-                                            "(`.tier2/reports/<check>/*.png`), `delivery.json` (as GET .../delivery)",
-                             "content": _ARTIFACT_CONTENT}, **error_responses(404, 409, 422)})
+                                            "(`.tier2/reports/<check>/*.png`), `delivery.json` (as GET .../delivery); "
+                                            "always as a sandboxed download",
+                             "content": _ARTIFACT_CONTENT, "headers": _ARTIFACT_HEADERS_DOC},
+                       **error_responses(404, 409, 422)})
 async def get_artifact(run_id: str, name: str, rt: RuntimeDep, tenant: TenantDep) -> Response:
     """A file of the run's project: ``dist/*`` (the game), ``screenshot.png``, the PNGs of its validation report
     (``GET /v1/runs/{id}/report`` lists them), ``delivery.json`` (the public view, as ``GET
-    /v1/runs/{id}/delivery``)."""
+    /v1/runs/{id}/delivery``). Always a download, never a page of this origin (`ARTIFACT_HEADERS`): the game is
+    played through ``POST /v1/runs/{id}/play-token`` (``links.play``)."""
     if name == "delivery.json":
         view = await get_delivery(run_id, rt, tenant)
-        return JSONResponse(view.model_dump(mode="json", exclude_unset=True))
+        return JSONResponse(view.model_dump(mode="json", exclude_unset=True), headers={
+            **ARTIFACT_HEADERS, "Content-Disposition": 'attachment; filename="delivery.json"'})
     found = await artifact_file(rt, tenant, run_id, name)  # read without following links (tier2.hostio)
-    return Response(found.data, media_type=found.media_type)
+    filename = PurePosixPath(found.path).name
+    disposition = f'attachment; filename="{filename}"' if quote(filename) == filename else \
+        f"attachment; filename*=utf-8''{quote(filename)}"
+    return Response(found.data, media_type=found.media_type,
+                    headers={**ARTIFACT_HEADERS, "Content-Disposition": disposition})

@@ -19,11 +19,12 @@ from tier2.store.lifecycle import RunStatus
 
 __all__ = [
     "AcceptedLinks", "AttemptView", "BrowserHealth", "BuildView", "CancelAccepted", "DeliveryView", "ErrorBody",
+    "ErrorQuota",
     "ErrorField", "ErrorInfo", "GateView", "HealthView", "ModelCallView", "ModelTotals", "ProbeView",
     "ProjectImport", "ProjectLoaded", "ProjectSource", "ProjectView", "PreviewView", "RedisHealth", "ResolvedModel",
-    "RunAccepted", "RunCreate", "RunLinks", "RunView", "SourceFile", "SourceView", "StreamToken", "ThreadRunView",
-    "ThreadView", "ToolCallView", "ToolTotals", "ToolchainHealth", "TrajectorySummary", "TrajectoryView",
-    "VerificationView",
+    "RunAccepted", "RunBudget", "RunCreate", "RunLinks", "RunView", "SourceFile", "SourceView", "StreamToken",
+    "ThreadRunView", "ThreadView", "ToolCallView", "ToolTotals", "ToolchainHealth", "TrajectorySummary",
+    "TrajectoryView", "VerificationView",
 ]
 
 
@@ -34,6 +35,13 @@ class _Out(BaseModel):
 
 
 # -- requests ----------------------------------------------------------------------------------------------------
+
+
+class RunBudget(BudgetOverride):
+    """A run's own limits as the API takes them: JSON numbers only (``true`` or ``"5"`` is a 422, not 1 or 5);
+    ``tokens`` a whole number, ``usd`` and ``deadline_s`` any finite number."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
 
 
 class RunCreate(BaseModel):
@@ -48,8 +56,8 @@ class RunCreate(BaseModel):
                                      description="Run on a loaded project (POST /v1/projects) instead of a new one")
     thread_id: Ident | None = Field(default=None,
                                     description="A follow-up in this thread: same project, the conversation continues")
-    budget: BudgetOverride | None = Field(default=None, description="This run's limits (usd, tokens, deadline_s); "
-                                                                    "unset ones come from the hot config")
+    budget: RunBudget | None = Field(default=None, description="This run's limits (usd, tokens, deadline_s: JSON "
+                                                                "numbers); unset ones come from the hot config")
     pause_after: Literal["design"] | None = Field(
         default=None, description="Stop after this phase: the run ends `stopped` (paused after design) with "
         "docs/design/ and design/spec.json written; continue with a follow-up in the thread")
@@ -74,10 +82,17 @@ class ErrorField(_Out):
     message: str
 
 
+class ErrorQuota(_Out):
+    name: str = Field(description="the tenant limit: disk_bytes, snapshot_bytes or snapshot_blob_bytes")
+    used: int = Field(description="bytes used (for snapshot_blob_bytes: the file's size)")
+    limit: int
+
+
 class ErrorInfo(_Out):
     code: ErrorCode
     message: str = Field(description="for people: no server path, no exception text")
     fields: list[ErrorField] | None = Field(default=None, description="422: the fields that are wrong")
+    quota: ErrorQuota | None = Field(default=None, description="507: the storage quota that is full")
 
 
 class ErrorBody(_Out):
@@ -98,7 +113,9 @@ class AcceptedLinks(_Out):
 
 
 class RunLinks(AcceptedLinks):
-    game: str = Field(description="the playable game (artifacts/dist/index.html)")
+    game: str = Field(description="the built game's page as a file (artifacts/dist/index.html): a sandboxed "
+                                  "download, not playable from there; play it through `play`")
+    play: str = Field(description="POST: a play token and the URL that plays the game in a sandboxed iframe")
 
 
 class RunAccepted(_Out):

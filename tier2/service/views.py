@@ -201,7 +201,9 @@ def public_run(record: RunRecord | Mapping[str, Any], attempts: list[dict[str, A
     always = {"run_id": run.run_id, "status": run.status, "phase": run.phase, "brief": run.brief,
               **({"policy_hash": run.policy} if run.policy else {})}
     out = mask.deep({**_json_ready(run, stored_only=True), **always}, keep=frozenset({"brief"}))
-    links = RunLinks(**accepted_links(run.run_id).model_dump(), game=f"/v1/runs/{run.run_id}/artifacts/dist/index.html")
+    base = f"/v1/runs/{run.run_id}"
+    links = RunLinks(**accepted_links(run.run_id).model_dump(), game=f"{base}/artifacts/dist/index.html",
+                     play=f"{base}/play-token")
     shown = [public_attempt(a, mask).model_dump(exclude_unset=True) for a in attempts]
     return allowed(RunView, {**out, "attempts": shown, "links": links.model_dump()})
 

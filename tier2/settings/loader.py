@@ -76,6 +76,13 @@ class Settings(BaseSettings):
     key_prefix: str = Field(default="tier2", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     #: serve /docs, /redoc and /openapi.json without an API key (default: they need one, like every route)
     public_docs: bool = False
+    #: host names the service answers for besides 127.0.0.1, localhost and [::1] (comma-separated; the DNS
+    #: rebinding check of `tier2.service.hosts`)
+    trusted_hosts: str = ""
+
+    @property
+    def trusted_host_names(self) -> list[str]:
+        return [n.strip() for n in self.trusted_hosts.split(",") if n.strip()]
 
     @property
     def validation_cache(self) -> Path:
@@ -126,6 +133,8 @@ class ToolsConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     max_write_bytes: int = Field(default=1_000_000, gt=0)
+    #: the most bytes a project's files may hold after an agent's Write or Edit (the tool refuses past it)
+    max_project_bytes: int = Field(default=200_000_000, gt=0)
 
 
 class SecretsConfig(BaseModel):

@@ -18,7 +18,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["KINDS", "Kind", "SandboxConfig", "SandboxLimits", "SandboxLimitsOverride", "SandboxPolicy",
-           "CommandConfig", "DockerConfig",
+           "CommandConfig", "DockerConfig", "IsolationConfig", "CgroupConfig",
            "MEMORY_MB_CEILING", "PIDS_CEILING", "CPU_S_CEILING", "FILE_MB_CEILING", "NOFILE_CEILING"]
 
 Kind = Literal["local", "isolated", "docker"]
@@ -82,6 +82,39 @@ class DockerConfig(BaseModel):
     start_timeout_s: float = Field(default=20.0, gt=0)
 
 
+class IsolationConfig(BaseModel):
+    """The unprivileged host identities of everything tenant- or model-influenced, when tier2 runs as root
+    (`tier2.sandbox.identity`): bubblewrap is started as ``uid``/``gid`` (so the sandbox maps to it, never to root),
+    docker containers run ``--user uid:gid``, the local kind's Chromium runs as ``browser_uid``/``browser_gid``
+    with its own sandbox on. Run as a non-root user, tier2 uses its own uid for both (it is unprivileged already)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    uid: int = Field(default=70000, ge=1000, le=2**31 - 2)
+    gid: int = Field(default=70000, ge=1000, le=2**31 - 2)
+    browser_uid: int = Field(default=70001, ge=1000, le=2**31 - 2)
+    browser_gid: int = Field(default=70001, ge=1000, le=2**31 - 2)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> IsolationConfig:
+        if self.uid == self.browser_uid:
+            raise ValueError("sandbox.isolation: uid and browser_uid must differ (the shared browser must not "
+                             "be able to signal or trace the sandboxes' processes)")
+        return self
+
+
+class CgroupConfig(BaseModel):
+    """Where ``isolated`` makes a pids and a memory cgroup per sandbox (`tier2.sandbox.cgroups`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    #: where the cgroup file systems are mounted (v1 hierarchies under it, or v2 at it / at ``unified``)
+    mount: str = "/sys/fs/cgroup"
+    #: a delegated cgroup v2 directory tier2 makes its sandboxes' cgroups in (unset: ``<v2 mount>/tier2``)
+    v2_root: str | None = None
+    #: run ``isolated`` with prlimit-only limits where no cgroup can be made (else it is refused): a fork bomb
+    #: or an OOM inside then reaches the host's uid-wide limits, shared by every sandbox
+    accept_rlimit_only: bool = False
+
+
 class SandboxConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     allowed_kinds: list[Kind] = ["local", "isolated", "docker"]
@@ -90,6 +123,8 @@ class SandboxConfig(BaseModel):
     limits: SandboxLimits = SandboxLimits()
     commands: CommandConfig = CommandConfig()
     docker: DockerConfig = DockerConfig()
+    isolation: IsolationConfig = IsolationConfig()
+    cgroups: CgroupConfig = CgroupConfig()
 
     @model_validator(mode="after")
     def _default_allowed(self) -> SandboxConfig:

@@ -11,13 +11,15 @@ characters long.
 from __future__ import annotations
 
 import fnmatch
+import logging
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-__all__ = ["Redactor", "MASK", "tool_env"]
+__all__ = ["Redactor", "MASK", "LogRedaction", "install_log_redaction", "redact_credentials", "redact_url",
+           "tool_env"]
 
 MASK: Final = "[redacted]"
 _MIN_CHARS: Final = 8
@@ -57,6 +59,51 @@ class Redactor:
         prefix that no longer matches)."""
         clean = self.scrub(text)
         return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+#: a URL's password (``redis://:pw@host``, ``scheme://user:pw@host``, ``...?password=pw``)
+_URL_PASSWORD = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@/\s]+(?=@)|(?P<q>[?&]password=)[^&\s]+",
+                           re.I)
+#: tier2's run tokens where they travel in URLs: ``?token=…`` (stream) and ``/play/<token>/`` (play)
+_URL_TOKEN = re.compile(r"(?P<head>[?&]token=|/play/)[^&\s/\"']+")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password masked (``redis://:[redacted]@127.0.0.1:6379/0``): what logs and messages show."""
+    return _URL_PASSWORD.sub(lambda m: (m["head"] or m["q"]) + MASK, url)
+
+
+def redact_credentials(text: str) -> str:
+    """``text`` with URL passwords and tier2's run tokens (stream, play) masked: for log lines."""
+    return _URL_TOKEN.sub(lambda m: m["head"] + MASK, redact_url(text))
+
+
+class LogRedaction(logging.Filter):
+    """A logging filter that masks URL passwords and run tokens in a record's message and string arguments (the
+    access log's request path among them), leaving the arguments' shape as the formatter expects it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact_credentials(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact_credentials(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {k: redact_credentials(v) if isinstance(v, str) else v for k, v in record.args.items()}
+        return True
+
+
+_LOG_REDACTION: Final = LogRedaction()
+#: loggers that log request lines themselves (a filter on a logger sees only its own records)
+_REQUEST_LOGGERS: Final = ("uvicorn.access", "uvicorn.error")
+
+
+def install_log_redaction() -> None:
+    """Mask passwords and run tokens in the request loggers' records and in everything the root logger's handlers
+    write (idempotent)."""
+    for name in _REQUEST_LOGGERS:
+        logging.getLogger(name).addFilter(_LOG_REDACTION)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_LOG_REDACTION)
 
 
 #: Environment variables a tool's child process may inherit (nothing that could hold a secret).

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["LOCAL_TENANT", "TenantLimits", "TenantOverride", "TenantsConfig", "MAX_QUEUED_CEILING",
            "MAX_RUNNING_CEILING", "SUBMISSIONS_PER_MINUTE_CEILING", "UPLOAD_BYTES_PER_DAY_CEILING", "USD_CEILING",
-           "TOKENS_CEILING", "DEADLINE_S_CEILING"]
+           "TOKENS_CEILING", "DEADLINE_S_CEILING", "DISK_BYTES_CEILING", "SNAPSHOT_BYTES_CEILING",
+           "SNAPSHOT_BLOB_BYTES_CEILING", "SNAPSHOT_TTL_S_CEILING"]
 
 #: The tenant of a service started without API keys, and of runs started from the CLI (``tier2 generate``): a local
 #: ``tier2 serve`` and its Studio show the CLI's runs; a service with API keys never maps a caller to it (unless an
@@ -33,6 +34,14 @@ UPLOAD_BYTES_PER_DAY_CEILING: Final = 20_000_000_000
 USD_CEILING: Final = 1000.0
 TOKENS_CEILING: Final = 1_000_000_000
 DEADLINE_S_CEILING: Final = 86_400.0
+#: Bytes of the tenant's projects on disk (unpacked: what the files take, not what an upload weighed).
+DISK_BYTES_CEILING: Final = 1_000_000_000_000
+#: Bytes of the tenant's snapshot blobs in Redis (`tier2.store.snapshots`).
+SNAPSHOT_BYTES_CEILING: Final = 64_000_000_000
+#: The largest single file a snapshot stores as a blob (a bigger file stops the run: it could not be restored).
+SNAPSHOT_BLOB_BYTES_CEILING: Final = 512_000_000
+#: How long a snapshot (its manifest and blobs) lives after the last snapshot that referenced it.
+SNAPSHOT_TTL_S_CEILING: Final = 30 * 86_400
 
 
 class TenantLimits(BaseModel):
@@ -48,6 +57,10 @@ class TenantLimits(BaseModel):
     max_deadline_s: float = Field(default=3600.0, gt=0, le=DEADLINE_S_CEILING, allow_inf_nan=False)
     #: model routes the tenant's runs may use (writer route and its fallbacks); None = every configured route
     allowed_routes: tuple[str, ...] | None = None
+    disk_bytes: int = Field(default=2_000_000_000, ge=1, le=DISK_BYTES_CEILING)
+    snapshot_bytes: int = Field(default=500_000_000, ge=1, le=SNAPSHOT_BYTES_CEILING)
+    snapshot_blob_bytes: int = Field(default=20_000_000, ge=1, le=SNAPSHOT_BLOB_BYTES_CEILING)
+    snapshot_ttl_s: int = Field(default=3 * 86_400, ge=3600, le=SNAPSHOT_TTL_S_CEILING)
 
     def budget_ceiling(self) -> dict[str, float | int]:
         """The ceiling a run's budget is clamped to (``usd``, ``tokens``, ``deadline_s``)."""
@@ -69,6 +82,10 @@ class TenantOverride(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, le=TOKENS_CEILING)
     max_deadline_s: float | None = Field(default=None, gt=0, le=DEADLINE_S_CEILING, allow_inf_nan=False)
     allowed_routes: tuple[str, ...] | None = None
+    disk_bytes: int | None = Field(default=None, ge=1, le=DISK_BYTES_CEILING)
+    snapshot_bytes: int | None = Field(default=None, ge=1, le=SNAPSHOT_BYTES_CEILING)
+    snapshot_blob_bytes: int | None = Field(default=None, ge=1, le=SNAPSHOT_BLOB_BYTES_CEILING)
+    snapshot_ttl_s: int | None = Field(default=None, ge=3600, le=SNAPSHOT_TTL_S_CEILING)
 
 
 class TenantsConfig(BaseModel):

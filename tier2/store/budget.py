@@ -23,7 +23,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -124,6 +124,7 @@ return status('released')
 _STATUS = _PRELUDE + "return status('status')\n"
 
 Verdict = Literal["ok", "held", "spent", "usd", "tokens", "deadline"]
+_VERDICTS: dict[str, Verdict] = {v: v for v in get_args(Verdict)}
 
 
 class LedgerUnavailable(Exception):
@@ -236,7 +237,9 @@ class BudgetLedger:
         """Hold ``usd``/``tokens`` for this call, or refuse (``usd``/``tokens``/``deadline`` verdict)."""
         verdict, status = await self._run(_RESERVE, call_id, str(to_nano(usd)), str(max(0, int(tokens))),
                                           str(self._now_ms()))
-        return Reservation(verdict=verdict, status=status)  # type: ignore[arg-type]
+        if verdict not in _VERDICTS:  # fail closed: a reply the script never gives is no permission to spend
+            raise LedgerUnavailable(f"ledger script answered {verdict!r} to a reservation")
+        return Reservation(verdict=_VERDICTS[verdict], status=status)
 
     async def reconcile(self, call_id: str, usd: float, tokens: int) -> tuple[str, LedgerStatus]:
         """Record what the call really cost: ``ok``, ``unreserved`` (recorded without a reservation) or

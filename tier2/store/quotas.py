@@ -1,9 +1,14 @@
-"""Per-tenant quotas in Redis: runs in flight, submission rate, upload bytes per day.
+"""Per-tenant quotas in Redis: runs in flight, submission rate, upload bytes per day, disk bytes.
 
 Counting is self-healing: a tenant's accepted runs are a SET of run ids, and every count first drops the ids
 whose run record is terminal (or gone). Whatever path ends a run — delivery, cancel, failure, a worker giving
 up, the orphan sweep — the next count sees it, so a missed decrement can never lock a tenant out. The admission
 check runs inside `RunStore.accept_run`'s script (`ADMIT_LUA`), atomic with the acceptance itself.
+
+Disk usage is measured, not counted up and down: a hash project id -> the bytes its directory measured
+(`tier2.workspace.usage.tree_bytes`, re-measured after every snapshot and at the end of every run), so each new
+measure replaces the old and no drift can build up. An import in progress holds a reservation (``<bytes>:<expires
+ms>``) in the same hash, replaced by the measure when it is done; a reservation whose process died expires.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import redis.asyncio as aioredis
 from tier2.events import TERMINAL_STATUSES
 from tier2.store.keys import Keys
 
-__all__ = ["ADMIT_LUA", "LIVE_COUNT_LUA", "RATE_WINDOW_MS", "Admission", "UploadCharge", "QuotaStore",
+__all__ = ["ADMIT_LUA", "LIVE_COUNT_LUA", "RATE_WINDOW_MS", "Admission", "DiskGrant", "UploadCharge", "QuotaStore",
            "retry_after_s", "utc_day", "seconds_to_next_utc_day"]
 
 #: The submission-rate window (a sliding log of acceptance times).
@@ -75,6 +80,35 @@ return {1, used}
 """
 
 
+# disk_used(key, now_ms, skip): the sum of the tenant's measures and live reservations (expired ones dropped),
+# leaving out field ``skip``.
+_DISK_LUA = """
+local function disk_used(key, now_ms, skip)
+  local used = 0
+  local all = redis.call('HGETALL', key)
+  for i = 1, #all, 2 do
+    local field, value = all[i], all[i + 1]
+    local bytes, expires = string.match(value, '^(%d+):(%d+)$')
+    if bytes and tonumber(expires) < now_ms then
+      redis.call('HDEL', key, field)
+    elseif field ~= skip then
+      used = used + (tonumber(bytes or value) or 0)
+    end
+  end
+  return used
+end
+"""
+# KEYS: disk hash. ARGV: field, bytes wanted, quota, now ms, reservation ttl ms -> {granted?, used, granted bytes}
+_RESERVE_DISK = _DISK_LUA + """
+local used = disk_used(KEYS[1], tonumber(ARGV[4]), ARGV[1])
+local room = tonumber(ARGV[3]) - used
+if room <= 0 then return {0, used, 0} end
+local grant = math.min(tonumber(ARGV[2]), room)
+redis.call('HSET', KEYS[1], ARGV[1], string.format('%d:%d', grant, tonumber(ARGV[4]) + tonumber(ARGV[5])))
+return {1, used, grant}
+"""
+
+
 def retry_after_s(oldest_ms: float, now_ms: float, window_ms: int = RATE_WINDOW_MS) -> int:
     """Whole seconds until the oldest submission leaves the sliding window (at least 1)."""
     return max(1, math.ceil((oldest_ms + window_ms - now_ms) / 1000))
@@ -116,6 +150,15 @@ class UploadCharge:
     retry_after: int
 
 
+@dataclass(frozen=True)
+class DiskGrant:
+    """Outcome of reserving disk for an import: ``ok``, the tenant's other usage, and the bytes it may unpack."""
+
+    ok: bool
+    used: int
+    granted: int
+
+
 class QuotaStore:
     """Counters that are not part of accepting a run: runs in flight (for reports) and upload bytes per day."""
 
@@ -123,6 +166,8 @@ class QuotaStore:
         self.r, self.keys = client, keys
         self._charge = client.register_script(_CHARGE)
         self._count = client.register_script(LIVE_COUNT_LUA + "return live_count(cjson.decode(ARGV[1]), KEYS[1])")
+        self._reserve_disk = client.register_script(_RESERVE_DISK)
+        self._disk_used = client.register_script(_DISK_LUA + "return disk_used(KEYS[1], tonumber(ARGV[1]), '')")
 
     def _cfg(self) -> str:
         return json.dumps({"run": self.keys.template("run"), "terminal": sorted(TERMINAL_STATUSES)})
@@ -144,3 +189,24 @@ class QuotaStore:
         ok, used = await self._charge(keys=[self.keys.tenant_uploads(tenant, utc_day(now))],
                                       args=[size, quota, 2 * 86_400])
         return UploadCharge(bool(ok), int(used), seconds_to_next_utc_day(now))
+
+    async def disk_used(self, tenant: str) -> int:
+        """The bytes of the tenant's projects as last measured, plus the imports unpacking now."""
+        return int(await self._disk_used(keys=[self.keys.tenant_disk(tenant)], args=[int(time.time() * 1000)]))
+
+    async def reserve_disk(self, tenant: str, project_id: str, want: int, quota: int,
+                           ttl_s: float = 3600.0) -> DiskGrant:
+        """Reserve up to ``want`` bytes for ``project_id`` (an import about to unpack) within ``quota``: the grant is
+        what is left when less than ``want`` is; refused (nothing reserved) when nothing is left."""
+        ok, used, granted = await self._reserve_disk(keys=[self.keys.tenant_disk(tenant)],
+                                                     args=[project_id, want, quota, int(time.time() * 1000),
+                                                           int(ttl_s * 1000)])
+        return DiskGrant(bool(ok), int(used), int(granted))
+
+    async def set_disk(self, tenant: str, project_id: str, size: int | None) -> None:
+        """Record what ``project_id`` measured (replacing its reservation or older measure); None: it is gone."""
+        key = self.keys.tenant_disk(tenant)
+        if size is None:
+            await self.r.hdel(key, project_id)
+        else:
+            await self.r.hset(key, project_id, str(int(size)))

@@ -1,4 +1,5 @@
-"""The typed run record (`RunRecord`) stored under `Keys.run`, and the loader that migrates older formats.
+"""The typed run record (`RunRecord`) stored under `Keys.run`, and the loader that migrates older formats; the
+thread (`ThreadRecord`, `Keys.thread`) and loaded-project (`ProjectRecord`, `Keys.project`) records beside it.
 
 Formats:
 
@@ -17,13 +18,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tier2.store.lifecycle import RunStatus
 
-__all__ = ["RUN_RECORD_VERSION", "DeliverySummary", "RunRecord", "load_run_record", "migrate_run_record"]
+__all__ = ["RUN_RECORD_VERSION", "DeliverySummary", "ProjectFields", "ProjectRecord", "RunRecord", "ThreadFields",
+           "ThreadRecord", "load_run_record", "migrate_run_record"]
 
 #: The version `RunRecord` writes (the other persisted payloads keep `tier2.store.keys.SCHEMA_VERSION`).
 RUN_RECORD_VERSION: Final = 2
@@ -116,3 +118,41 @@ def load_run_record(raw: str | bytes | dict[str, Any]) -> RunRecord:
     """Parse and migrate a stored run record (JSON text or an already decoded dict)."""
     data = json.loads(raw) if isinstance(raw, str | bytes) else raw
     return RunRecord.model_validate(migrate_run_record(data))
+
+
+class ThreadFields(TypedDict):
+    """What a run's submission says of its thread (one project, one conversation): `RunStore.accept_run`."""
+
+    tenant: str
+    project_id: str
+    project_dir: str
+
+
+class ThreadRecord(ThreadFields):
+    """A thread as stored under `Keys.thread`: written once, with its first run (`RunStore.get_thread`)."""
+
+    schema_version: int
+    thread_id: str
+    created_at: float
+
+
+class ProjectFields(TypedDict):
+    """A loaded project as `tier2.runs.projects` registers it (`RunStore.put_project`)."""
+
+    tenant: str
+    #: the server path of its files (never shown: `tier2.service.views.public_project`)
+    path: str
+    pack: str
+    #: where it came from: ``{kind: "archive", bytes}`` or ``{kind: "directory", path}``
+    source: dict[str, Any]
+    files: int
+    bytes: int | None
+    stripped: list[str]
+
+
+class ProjectRecord(ProjectFields):
+    """A loaded project as stored under `Keys.project` (`RunStore.get_project`)."""
+
+    schema_version: int
+    project_id: str
+    created_at: float

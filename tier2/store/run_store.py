@@ -24,7 +24,15 @@ from tier2.events import EVENT_ADAPTER, Tier2Event
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.lifecycle import TERMINAL, check_transition
 from tier2.store.quotas import ADMIT_LUA, Admission
-from tier2.store.records import RUN_RECORD_VERSION, RunRecord, load_run_record
+from tier2.store.records import (
+    RUN_RECORD_VERSION,
+    ProjectFields,
+    ProjectRecord,
+    RunRecord,
+    ThreadFields,
+    ThreadRecord,
+    load_run_record,
+)
 from tier2.store.replies import opt_text, stream_entries, texts, xread_entries
 
 __all__ = ["ID_PATTERN", "AcceptOutcome", "Accepted", "Fence", "RunStore"]
@@ -141,7 +149,7 @@ class RunStore:
     async def accept_run(
         self, run_id: str, record: dict[str, Any], *, project_id: str, dispatch: bool,
         tenant: str | None = None, idem_key: str | None = None, body_sha: str = "",
-        response: dict[str, Any] | None = None, thread: tuple[str, dict[str, Any]] | None = None,
+        response: dict[str, Any] | None = None, thread: tuple[str, ThreadFields] | None = None,
         admission: Admission | None = None,
     ) -> Accepted:
         """Commit a new run atomically: record, index, one-writer marker of its project, optional idempotency
@@ -155,9 +163,9 @@ class RunStore:
         idem = {"schema_version": SCHEMA_VERSION, "body_sha": body_sha, "run_id": run_id, "response": response}
         k = self.keys
         idem_key_name = k.idempotency(tenant or "", idem_key) if idem_key is not None else ""
-        thread_id, thread_record = thread or ("", {})
+        thread_id, thread_record = thread or ("", None)
         thread_payload = {"schema_version": SCHEMA_VERSION, "thread_id": thread_id, "created_at": now,
-                          **thread_record}
+                          **(thread_record or {})}
         try:
             outcome, extra = await self._create(
                 keys=[idem_key_name, k.run(run_id), k.runs_index(), k.project_active(project_id), k.dispatch(),
@@ -240,28 +248,30 @@ class RunStore:
         record = await self.get_record(run_id) if _ID.match(run_id) else None
         return record if record is not None and record.tenant == tenant else None
 
-    async def get_thread_for(self, tenant: str, thread_id: str) -> dict[str, Any] | None:
+    async def get_thread_for(self, tenant: str, thread_id: str) -> ThreadRecord | None:
         """The thread record if ``thread_id`` is a well-formed id of a thread owned by ``tenant``, else None."""
         record = await self.get_thread(thread_id) if _ID.match(thread_id) else None
         return record if record is not None and record.get("tenant") == tenant else None
 
-    async def get_project_for(self, tenant: str, project_id: str) -> dict[str, Any] | None:
+    async def get_project_for(self, tenant: str, project_id: str) -> ProjectRecord | None:
         """The project record if ``project_id`` is a well-formed id of a project owned by ``tenant``, else None."""
         record = await self.get_project(project_id) if _ID.match(project_id) else None
         return record if record is not None and record.get("tenant") == tenant else None
 
-    async def put_project(self, project_id: str, record: dict[str, Any]) -> bool:
+    async def put_project(self, project_id: str, record: ProjectFields) -> bool:
         """Register a project (owner tenant, path); False when the id is taken."""
         payload = {"schema_version": SCHEMA_VERSION, "project_id": project_id, "created_at": time.time(), **record}
         return bool(await self.r.set(self.keys.project(project_id), json.dumps(payload), nx=True))
 
-    async def get_project(self, project_id: str) -> dict[str, Any] | None:
+    async def get_project(self, project_id: str) -> ProjectRecord | None:
         raw = await self.r.get(self.keys.project(project_id))
-        return json.loads(raw) if raw else None
+        record: ProjectRecord | None = json.loads(raw) if raw else None
+        return record
 
-    async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
+    async def get_thread(self, thread_id: str) -> ThreadRecord | None:
         raw = await self.r.get(self.keys.thread(thread_id))
-        return json.loads(raw) if raw else None
+        record: ThreadRecord | None = json.loads(raw) if raw else None
+        return record
 
     async def thread_runs(self, thread_id: str) -> list[str]:
         return texts(await self.r.lrange(self.keys.thread_runs(thread_id), 0, -1))

@@ -108,8 +108,9 @@ class SpendGuard:
         pending = self._settling
         if pending is not None and pending.done():
             self._settling = None
-            if not pending.cancelled() and pending.exception() is not None:
-                raise pending.exception()  # type: ignore[misc]
+            failure = None if pending.cancelled() else pending.exception()
+            if failure is not None:
+                raise failure
 
     async def flush(self) -> None:
         """Wait for background reconciles (before reporting the ledger or ending the run)."""

@@ -19,7 +19,8 @@ from tier2.errors import SetupError
 __all__ = ["ExportConfig", "export_config", "setup_tracing", "shutdown_tracing"]
 
 log = logging.getLogger(__name__)
-PROTOCOLS = ("http/protobuf", "grpc")
+OtlpProtocol = Literal["http/protobuf", "grpc"]
+PROTOCOLS: tuple[OtlpProtocol, ...] = ("http/protobuf", "grpc")
 DEFAULT_SERVICE = "tier2"
 _provider: Any = None  # the SDK TracerProvider this process installed (at most one: OTel's global is set once)
 _shut_down = False
@@ -27,7 +28,7 @@ _shut_down = False
 
 @dataclass(frozen=True)
 class ExportConfig:
-    protocol: Literal["http/protobuf", "grpc"]
+    protocol: OtlpProtocol
     endpoint: str
     service_name: str
 
@@ -44,11 +45,12 @@ def export_config(env: Mapping[str, str]) -> ExportConfig | None:
         return None
     protocol = (env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL")
                 or "http/protobuf").strip().lower()
-    if protocol not in PROTOCOLS:
+    chosen = next((p for p in PROTOCOLS if p == protocol), None)
+    if chosen is None:
         raise SetupError(f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol!r} is not supported; "
                          f"use one of {', '.join(PROTOCOLS)}")
     service = (env.get("OTEL_SERVICE_NAME") or "").strip() or DEFAULT_SERVICE
-    return ExportConfig(protocol=protocol, endpoint=endpoint, service_name=service)  # type: ignore[arg-type]
+    return ExportConfig(protocol=chosen, endpoint=endpoint, service_name=service)
 
 
 def setup_tracing() -> bool:

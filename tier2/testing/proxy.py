@@ -9,7 +9,7 @@ import itertools
 import socket
 import struct
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = ["CuttingProxy"]
 
@@ -49,8 +49,8 @@ class CuttingProxy:
         for t in self._threads:
             t.join(timeout=5)
 
-    def _spawn(self, target: object, *args: object) -> None:
-        t = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
+    def _spawn(self, target: Callable[..., object], *args: object) -> None:
+        t = threading.Thread(target=target, args=args, daemon=True)
         self._threads.append(t)
         t.start()
 

@@ -67,7 +67,7 @@ class ModelCall:
 
     n: int
     messages: list[Msg]
-    tools: list[dict] | None
+    tools: list[dict[str, Any]] | None
     tool_choice: Any
 
     @property
@@ -178,14 +178,14 @@ class ScriptedChatModel(ChatModelBase):
             return await out if inspect.isawaitable(out) else out
         return list(step)
 
-    async def usage_of(self, messages: list[Msg], tools: list[dict] | None, blocks: Blocks) -> ChatUsage:
+    async def usage_of(self, messages: list[Msg], tools: list[dict[str, Any]] | None, blocks: Blocks) -> ChatUsage:
         if self.fixed_usage is not None:
             return ChatUsage(input_tokens=self.fixed_usage[0], output_tokens=self.fixed_usage[1], time=0.0)
         chars_in = sum(len(m.get_text_content() or "") for m in messages)
         chars_out = sum(len(b.text) if isinstance(b, TextBlock) else len(b.input) for b in blocks)
         return ChatUsage(input_tokens=max(1, chars_in // 4), output_tokens=max(1, chars_out // 4), time=0.0)
 
-    async def _call_api(self, model_name: str, messages: list[Msg], tools: list[dict] | None = None,
+    async def _call_api(self, model_name: str, messages: list[Msg], tools: list[dict[str, Any]] | None = None,
                         tool_choice: Any = None, **kwargs: Any) -> ChatResponse | AsyncGenerator[ChatResponse, None]:
         if getattr(tool_choice, "mode", None) == "generate_structured_output":  # context compression
             self._tape.compressions += 1

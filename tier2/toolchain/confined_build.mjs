@@ -11,6 +11,10 @@
 //   namespaces other than `file` are refused too, except inline `data:` URLs and modules a package.json "browser"
 //   field disables (both read nothing);
 //   an onLoad check repeats the test for every file, for the glob imports esbuild expands without onResolve;
+// * no error tells whether a path outside the roots exists: a relative or absolute import that lexically leaves
+//   them is refused before anything is resolved (one message, whether or not the file is there); a bare import
+//   that is missing and one that resolves outside get the same message (no esbuild notes); a glob import pattern (`import(\`../x/${n}\`)`,
+//   `require("../x/" + n)`) whose directory leaves them fails the project file before esbuild lists that directory;
 // * a symlink anywhere in the project that leaves those roots fails the build before esbuild reads anything
 //   (esbuild itself reads package.json files beside the sources);
 // * tsconfigRaw is fixed, so a tsconfig.json/jsconfig.json in the project is never read;
@@ -55,30 +59,76 @@ function checkSymlinks(dir, roots, project) {
   }
 }
 
-function confine(roots) {
+const PATH_LIKE = /^(?:\/|\.\.?(?:\/|$))/;
+const SCRIPT = /\.(?:[cm]?[jt]sx?)$/;
+// a dynamic import or require whose argument starts with a literal prefix and goes on with an expression: esbuild
+// turns it into a glob over the prefix's directory
+const GLOB = /\b(?:import|require)\s*\(\s*(?:`([^`$]*)\$\{|(['"])([^'"\n]*)\2\s*\+)/g;
+
+// where a path-like import points, by name only (nothing on disk is looked at); the ?query/#hash esbuild allows on
+// CSS url()s is not part of the file
+function lexical(spec, resolveDir) {
+  return path.resolve(resolveDir, spec.replace(/[?#].*$/, ""));
+}
+
+// the glob patterns of a project script whose directory leaves the roots, with their line and column
+function leavingGlobs(file, roots) {
+  const text = fs.readFileSync(file, "utf8");
+  const found = [];
+  for (const m of text.matchAll(GLOB)) {
+    const prefix = m[1] ?? m[3];
+    if (!PATH_LIKE.test(prefix)) continue;
+    const target = path.resolve(path.dirname(file), prefix);
+    const dir = prefix.endsWith("/") ? target : path.dirname(target);
+    if (inside(dir, roots)) continue;
+    const before = text.slice(0, m.index).split("\n");
+    found.push({ prefix, line: before.length, column: before[before.length - 1].length });
+  }
+  return found;
+}
+
+function confine(roots, project) {
   return {
     name: "tier2-confine",
     setup(build) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData === RESOLVING) return undefined; // our own build.resolve below: esbuild's resolver
         const refuse = (why) => ({ errors: [{ text: `import of ${JSON.stringify(args.path)} ${why}` }] });
+        const pathLike = PATH_LIKE.test(args.path);
+        if (pathLike && args.resolveDir && !inside(lexical(args.path, args.resolveDir), roots)) {
+          return refuse("resolves outside the project"); // decided by the name: the same whether it exists or not
+        }
         const r = await build.resolve(args.path, {
           kind: args.kind, importer: args.importer, namespace: args.namespace, resolveDir: args.resolveDir,
           with: args.with, pluginData: RESOLVING,
         });
-        if (r.errors.length > 0) return { errors: r.errors, warnings: r.warnings };
+        // a package that is nowhere and one found outside the roots (an ancestor's node_modules) read the same
+        const notOurs = () => ({ errors: [{
+          text: `Could not resolve ${JSON.stringify(args.path)}: not a file or package of the project or the pack`,
+        }] });
+        if (r.errors.length > 0) return pathLike ? { errors: r.errors, warnings: r.warnings } : notOurs();
         if (r.external) return { path: r.path, external: true, warnings: r.warnings };
         if (r.namespace === "") return undefined; // disabled by a package.json "browser" field: an empty module
         if (r.namespace === "dataurl") return { path: r.path, namespace: r.namespace, warnings: r.warnings };
         if (r.namespace !== "file") return refuse(`is not a file (namespace ${r.namespace})`);
         const real = realOrNull(r.path);
-        if (real === null || !inside(real, roots)) return refuse("resolves outside the project");
+        if (real === null || !inside(real, roots)) return pathLike ? refuse("resolves outside the project") : notOurs();
         return { path: real, namespace: "file", sideEffects: r.sideEffects, suffix: r.suffix, warnings: r.warnings };
       });
-      // glob-style imports (import(`../${x}.js`)) are expanded by esbuild without onResolve: check every load
+      // glob-style imports (import(`../${x}.js`)) are expanded by esbuild without onResolve: a project script with a
+      // pattern that leaves the roots fails before esbuild lists its directory, and every load is checked again
       build.onLoad({ filter: /.*/, namespace: "file" }, (args) => {
         const real = realOrNull(args.path);
-        if (real !== null && inside(real, roots)) return undefined;
+        if (real !== null && inside(real, roots)) {
+          if (!SCRIPT.test(real) || !inside(real, [project])) return undefined;
+          const globs = leavingGlobs(real, roots);
+          if (globs.length === 0) return undefined;
+          const file = path.relative(project, real);
+          return { errors: globs.map((g) => ({
+            text: `import pattern ${JSON.stringify(g.prefix + "…")} resolves outside the project`,
+            location: { file, line: g.line, column: g.column },
+          })) };
+        }
         return { errors: [{ text: "a file outside the project was refused (an import pattern that leaves it?)" }] };
       });
     },
@@ -116,7 +166,7 @@ async function main() {
       absWorkingDir: project,
       nodePaths: packages,
       tsconfigRaw: "{}",
-      plugins: [confine(roots)],
+      plugins: [confine(roots, project)],
       write: false,
       logLevel: "warning",
       logLimit: 20,

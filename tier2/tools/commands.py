@@ -127,7 +127,8 @@ class CommandQuiesceMiddleware(MiddlewareBase):
     def __init__(self, sessions: CommandSessions, tools: frozenset[str] = HOST_SIDE_TOOLS) -> None:
         self.sessions, self.tools = sessions, tools
 
-    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any,
+                        ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         call = input_kwargs["tool_call"]
         if call.name in self.tools:
             live = self.sessions.live()
@@ -141,7 +142,8 @@ class CommandQuiesceMiddleware(MiddlewareBase):
         async for chunk in next_handler(**input_kwargs):
             yield chunk
 
-    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any) -> AsyncGenerator:
+    async def on_reply(self, agent: Any, input_kwargs: dict[str, Any], next_handler: Any,
+                       ) -> AsyncGenerator[Any, None]:
         try:
             async for item in next_handler(**input_kwargs):
                 yield item

@@ -1,4 +1,5 @@
-"""The writer's Glob and Grep tools, bound to one project (AgentScope's Read/Write/Edit are used as they are).
+"""The agents' file tools, bound to one project: tier2's Glob and Grep, and AgentScope's Read/Write/Edit on tier2's
+project backend (`tier2.tools.project_io`).
 
 AgentScope's own Glob and Grep default ``path`` to the server's working directory, run helper programs with the
 service's whole environment, and pass ``path`` to ripgrep without ``--`` (``"path": "--pre=/bin/sh"`` runs a
@@ -13,19 +14,25 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
+import time
 from pathlib import Path
 from typing import Any, Final
 
 from agentscope.message import TextBlock, ToolResultState
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
-from agentscope.tool import ToolBase, ToolChunk
+from agentscope.tool import Edit, Read, ToolBase, ToolChunk, Write
 
+from tier2.tools.project_io import FileLimits, ProjectFiles, run_tool_io
 from tier2.workspace.paths import PathRefused, check_glob_pattern, resolve_inside
 
-__all__ = ["ProjectGlob", "ProjectGrep", "make_file_tools"]
+__all__ = ["ProjectGlob", "ProjectGrep", "make_file_tools", "make_rw_tools", "glob_regex"]
 
 MAX_RESULTS: Final = 500
+#: one Glob call looks at no more directory entries than this, and for no longer (its walk runs on `TOOL_IO`)
+GLOB_MAX_ENTRIES: Final = 50_000
+GLOB_DEADLINE_S: Final = 5.0
 GREP_TIMEOUT_S: Final = 20.0
 _HELPER = Path(__file__).with_name("grep_helper.py")
 _SKIP = {".git", "node_modules", ".tier2"}
@@ -59,9 +66,11 @@ class ProjectGlob(ToolBase):
     is_concurrency_safe = True
     is_read_only = True
 
-    def __init__(self, project: Path) -> None:
+    def __init__(self, project: Path, max_entries: int = GLOB_MAX_ENTRIES, deadline_s: float = GLOB_DEADLINE_S,
+                 ) -> None:
         super().__init__()
         self.root = str(project.resolve())
+        self.max_entries, self.deadline_s = max_entries, deadline_s
 
     async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
         return _allow(self.name)
@@ -72,22 +81,89 @@ class ProjectGlob(ToolBase):
             check_glob_pattern(pattern)
         except PathRefused as exc:
             return _chunk(f"Refused: {exc}", ok=False)
-        if not base.is_dir():
+        found, stopped = await run_tool_io(self._glob, base, pattern)
+        if found is None:
             return _chunk(f"Directory not found: {path}", ok=False)
-        found = await asyncio.to_thread(self._glob, base, pattern)
         if not found:
-            return _chunk(f"No files found matching pattern: {pattern}")
-        return _chunk("\n".join(found[:MAX_RESULTS]))
+            return _chunk(f"No files found matching pattern: {pattern}" + stopped)
+        return _chunk("\n".join(found[:MAX_RESULTS]) + stopped)
 
-    def _glob(self, base: Path, pattern: str) -> list[str]:
+    def _glob(self, base: Path, pattern: str) -> tuple[list[str] | None, str]:
+        """Matching files under ``base`` (newest first) and a note when the walk stopped at its budget. The walk
+        never follows a directory link, looks at most at ``max_entries`` entries and stops at ``deadline_s``."""
+        if not base.is_dir() or base.is_symlink():
+            return None, ""
+        match = glob_regex(pattern).fullmatch
+        depth = None if "**" in pattern else len([s for s in pattern.split("/") if s not in ("", ".")])
+        deadline = time.monotonic() + self.deadline_s
         hits: list[tuple[float, str]] = []
-        for p in base.glob(pattern):
-            if len(hits) >= 10 * MAX_RESULTS or _SKIP.intersection(p.relative_to(base).parts):
+        seen, stack, stopped = 0, [(str(base), "", 0)], ""
+        while stack and not stopped:
+            top, rel, level = stack.pop()
+            try:
+                with os.scandir(top) as it:
+                    for entry in it:
+                        seen += 1
+                        if seen > self.max_entries or time.monotonic() > deadline:
+                            stopped = (f"\n\n[search stopped after {seen - 1} entries"
+                                       f"{'' if seen > self.max_entries else f' and {self.deadline_s:g} s'}: "
+                                       "narrow the pattern or the path]")
+                            break
+                        name = f"{rel}{entry.name}"
+                        if entry.name in _SKIP:
+                            continue
+                        if entry.is_dir(follow_symlinks=False):
+                            if depth is None or level + 1 < depth:
+                                stack.append((entry.path, name + "/", level + 1))
+                        elif match(name) and len(hits) < 10 * MAX_RESULTS and self._inside_file(entry):
+                            hits.append((entry.stat().st_mtime, entry.path))
+            except OSError:
                 continue
-            real = os.path.realpath(p)
-            if p.is_file() and (real == self.root or real.startswith(self.root + os.sep)):
-                hits.append((p.stat().st_mtime, str(p)))
-        return [p for _, p in sorted(hits, key=lambda t: (-t[0], t[1]))]
+        return [p for _, p in sorted(hits, key=lambda t: (-t[0], t[1]))], stopped
+
+    def _inside_file(self, entry: os.DirEntry[str]) -> bool:
+        try:
+            if not entry.is_file():  # follows a file link: its target must be a file inside the project
+                return False
+        except OSError:
+            return False
+        real = os.path.realpath(entry.path)
+        return real == self.root or real.startswith(self.root + os.sep)
+
+
+def _class_end(seg: str, j: int) -> int:
+    """Index of the ``]`` closing the class opened at ``seg[j]``, or -1 (then ``[`` is a literal)."""
+    start = j + 1 + (seg[j + 1:j + 2] == "!")
+    start += seg[start:start + 1] == "]"
+    return seg.find("]", start)
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """The regex a relative glob pattern matches relative paths with (``**`` = any directories, ``*`` and ``?``
+    within one name, ``[...]`` a class) — pathlib's semantics without its unbounded recursion."""
+    out: list[str] = []
+    segments = [s for s in pattern.split("/") if s not in ("", ".")]
+    for i, seg in enumerate(segments):
+        last = i == len(segments) - 1
+        if seg == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+            continue
+        j, part = 0, []
+        while j < len(seg):
+            c = seg[j]
+            if c == "*":
+                part.append("[^/]*")
+            elif c == "?":
+                part.append("[^/]")
+            elif c == "[" and (k := _class_end(seg, j)) > 0:
+                body = seg[j + 1:k].replace("\\", "\\\\")
+                part.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+                j = k
+            else:
+                part.append(re.escape(c))
+            j += 1
+        out.append("".join(part) + ("" if last else "/"))
+    return re.compile("".join(out))
 
 
 class ProjectGrep(ToolBase):
@@ -170,3 +246,10 @@ class ProjectGrep(ToolBase):
 def make_file_tools(project: Path) -> list[ToolBase]:
     """tier2's Glob and Grep bound to ``project``."""
     return [ProjectGlob(project), ProjectGrep(project)]
+
+
+def make_rw_tools(project: Path, limits: FileLimits | None = None, *, writes: bool = True) -> list[ToolBase]:
+    """AgentScope's Read (and, with ``writes``, Write and Edit) on `ProjectFiles`: the only file backend any agent
+    role's tools use (bounded executor, regular files only, capped writes)."""
+    files = ProjectFiles(project, limits)
+    return [Read(backend=files), *([Write(backend=files), Edit(backend=files)] if writes else [])]

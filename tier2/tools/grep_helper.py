@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+from typing import Any
 
 TYPES = {"js": (".js", ".mjs", ".cjs", ".jsx"), "ts": (".ts", ".tsx"), "json": (".json",), "html": (".html",),
          "css": (".css",), "md": (".md",), "py": (".py",)}
@@ -43,7 +44,7 @@ def _files(root: str, base: str, glob: str | None, ftype: str | None) -> list[st
     return out
 
 
-def search(req: dict) -> list[str]:
+def search(req: dict[str, Any]) -> list[str]:
     root = os.path.realpath(req["root"])
     flags = re.IGNORECASE if req.get("i") else 0
     if req.get("multiline"):

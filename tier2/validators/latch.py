@@ -9,12 +9,12 @@ the game by playing and must lose it by playing — through real key presses of 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tier2.browser import GameSession
 from tier2.packs import Genre
+from tier2.packs.genres import ProbePolicy
 
 __all__ = ["LatchReport", "Policy", "play_latches", "decide"]
 
@@ -24,8 +24,8 @@ IDLE_MS = 2000
 FRAME_MS = 1000 / 60
 MAX_FRAMES_PER_ACTION = 600
 
-#: a genre probe's decision function: (state, actions, tables) -> action name | (name, frames) | None
-Policy = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], Any]
+#: a genre probe's decision function (the pack's type: `tier2.packs.genres.ProbePolicy`)
+Policy = ProbePolicy
 
 
 @dataclass
@@ -71,23 +71,29 @@ def decide(policy: Policy, state: dict[str, Any], actions: dict[str, Any], table
     return name, max(1, min(frames, MAX_FRAMES_PER_ACTION))
 
 
+async def _step(s: GameSession, ms: float) -> dict[str, Any]:
+    """Advance the virtual clock ``ms`` and read the hook's state (a JSON object)."""
+    state: dict[str, Any] = await s.evaluate(_STEP, ms)
+    return state
+
+
 async def _act(s: GameSession, actions: dict[str, Any], name: str, frames: int) -> dict[str, Any]:
     if name == "wait":
-        return await s.evaluate(_STEP, frames * FRAME_MS)
+        return await _step(s, frames * FRAME_MS)
     key = str(actions[name]["keys"][0])
     await s.p.keyboard.down(key)
-    await s.evaluate(_STEP, frames * FRAME_MS)
+    await _step(s, frames * FRAME_MS)
     await s.p.keyboard.up(key)
-    return await s.evaluate(_STEP, FRAME_MS)
+    return await _step(s, FRAME_MS)
 
 
 async def _press(s: GameSession, key: str, frames: int = 2) -> dict[str, Any]:
     await s.p.keyboard.press(key)
-    return await s.evaluate(_STEP, frames * FRAME_MS)
+    return await _step(s, frames * FRAME_MS)
 
 
 async def _to_play(s: GameSession, start: str) -> dict[str, Any]:
-    state = await s.evaluate(_STEP, 100)
+    state = await _step(s, 100)
     for _ in range(6):
         if state.get("scene") == "Play" and state.get("outcome") == "running":
             return state
@@ -123,7 +129,7 @@ async def play_latches(s: GameSession, actions: dict[str, Any], genre: Genre | N
     rep = LatchReport(genre=genre.id if genre else None)
     start, abandon = _key(actions, "start", "Space"), _key(actions, "abandon", "Escape")
     state = await _to_play(s, start)
-    rep.idle_outcome = (await s.evaluate(_STEP, IDLE_MS)).get("outcome")
+    rep.idle_outcome = (await _step(s, IDLE_MS)).get("outcome")
     rep.abandon_outcome = (await _press(s, abandon, frames=4)).get("outcome")
     if genre is None:
         rep.notes.append("win/lose plays skipped: the game's genre is unknown to the pack")

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Mutant", "CONTRACT_MUTANTS", "GENERIC_MUTANTS", "SITE_MUTANTS", "MutationError"]
 
@@ -68,7 +69,7 @@ def _entry(root: Path) -> Path:
     return root / "src" / "main.js"
 
 
-def _orders(root: Path, change: Callable[[list[dict]], list[dict]]) -> None:
+def _orders(root: Path, change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> None:
     path = root / "data" / "orders.json"
     data = json.loads(path.read_text())
     data["orders"] = change(data["orders"])
@@ -127,7 +128,8 @@ _BUNDLE_SRC = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"'][^>]*>", re.I)
 def _bundle(root: Path) -> Path:
     """The last local script the page loads (the game's bundle, after any vendored library)."""
     html = (root / "index.html").read_text()
-    for src in reversed(_BUNDLE_SRC.findall(html)):
+    srcs: list[str] = _BUNDLE_SRC.findall(html)
+    for src in reversed(srcs):
         path = root / src.split("?")[0].lstrip("/")
         if not src.startswith(("http:", "https:", "//")) and path.is_file():
             return path

@@ -35,11 +35,14 @@ _NOT_PROBED = frozenset({"start", "abandon", "wait"})
 
 
 async def _state(s: GameSession) -> dict[str, Any] | None:
-    return await s.evaluate(f"() => {_HOOK} ? JSON.parse(JSON.stringify({_HOOK}.state())) : null")
+    expr = f"() => {_HOOK} ? JSON.parse(JSON.stringify({_HOOK}.state())) : null"
+    state: dict[str, Any] | None = await s.evaluate(expr)
+    return state
 
 
 async def _scene(s: GameSession) -> str | None:
-    return await s.evaluate(f"() => {_HOOK} ? {_HOOK}.scene() : null")
+    scene: str | None = await s.evaluate(f"() => {_HOOK} ? {_HOOK}.scene() : null")
+    return scene
 
 
 _BOOT_STEP_JS = f"""(ms) => {{

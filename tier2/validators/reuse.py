@@ -103,7 +103,7 @@ class SmokeCache:
         """Fold the recorded smoke into ``trace`` (its screenshot copied to ``out_dir``) and return the record,
         or return None (a miss: no record, a served file changed, anything malformed) leaving ``trace`` as it is."""
         try:
-            record = json.loads((self.dir / f"{key}.json").read_text())
+            record: dict[str, Any] = json.loads((self.dir / f"{key}.json").read_text())
             result = self._checked(record, key, roots)
             if result is None:
                 return None

@@ -7,7 +7,8 @@
   - a **source project** (its module entry imports ``phaser`` or extensionless paths, or is TypeScript) →
     bundled against the pinned engine into a site that is served first, with the project folder behind it, so
     every file its page or game references (``assets/``, vendored ``lib/`` scripts...) is still found;
-* an ``http://127.0.0.1…`` / ``localhost`` URL → loaded directly (the browser blocks every non-loopback request).
+* an ``http://127.0.0.1…`` / ``localhost`` URL → loaded directly (requests to its own origin only, made by
+  Playwright; a redirect out of it is refused).
 
 Folders are served on a loopback origin (`SERVED_ORIGIN`), so the game takes the same code paths as on its
 author's ``localhost``.

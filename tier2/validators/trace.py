@@ -61,7 +61,8 @@ class PlayTrace:
     default_renderer: dict[str, Any] | None = None
     #: page errors already seen when the game had booted, before any input (compared with the default renderer's)
     boot_errors: list[str] = field(default_factory=list)
-    #: non-loopback requests the browser refused ("<url> [<resource type>]"); the gates judge them by mode
+    #: requests the browser refused, all but the game's own files (`tier2.browser.network`), as
+    #: ``"<url> [<resource type>]"``; the gates judge them by mode
     blocked: list[str] = field(default_factory=list)
     #: real ms one virtual frame cost (measured after boot); None when not measured
     frame_ms: float | None = None

@@ -8,6 +8,10 @@ name, and PAX/GNU long-name headers. Refused outright: absolute names, ``..``, s
 devices/FIFOs/sparse files, names that are not clean text, duplicate names and file/directory clashes (``a`` as a
 file and ``a/b``). A corrupt archive is a `BadInput`, a limit a `PayloadTooLarge`.
 
+With a tenant's disk quota (`ImportLimits.disk_limit`) the unpacked bytes count against the room it has left — a
+zip's declared total before anything is written, every byte as it is written — and passing it is a `QuotaExceeded`:
+an archive is charged what it expands to, not what it weighs.
+
 Unpacking happens in a staging directory beside ``dest``, renamed into place only when it all succeeded; on any
 error nothing is left behind. A single top-level folder (``game/src/...``) is hoisted. Reserved top-level names —
 tier2 and AgentScope runtime files such as ``.mcp`` (an MCP config that launches commands), ``skills/``,
@@ -35,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from tier2.errors import BadInput, PayloadTooLarge
+from tier2.errors import BadInput, PayloadTooLarge, QuotaExceeded
 from tier2.workspace.projects import SNAPSHOT_EXCLUDES
 
 __all__ = ["ImportLimits", "Imported", "RESERVED_NAMES", "extract_archive", "copy_directory", "archive_kind"]
@@ -57,12 +61,23 @@ class ImportLimits:
     max_ratio: float = 100.0
     max_name_chars: int = 240
     max_depth: int = 24
+    #: the tenant's disk quota (``disk_bytes``) and what its other projects and imports use (None: no quota)
+    disk_limit: int | None = None
+    disk_used: int = 0
 
     @classmethod
     def from_config(cls, cfg: Any) -> ImportLimits:
         """From `tier2.settings.loader.ImportConfig` (``[imports]`` in ``config/security/*.toml``)."""
         return cls(cfg.max_files, cfg.max_file_bytes, cfg.max_total_bytes, cfg.max_ratio, cfg.max_name_chars,
                    cfg.max_depth)
+
+    def over_quota(self, unpacked: int) -> QuotaExceeded | None:
+        """The error when ``unpacked`` bytes do not fit the room the tenant's disk quota leaves (else None)."""
+        if self.disk_limit is None or self.disk_used + unpacked <= self.disk_limit:
+            return None
+        return QuotaExceeded("disk_bytes", self.disk_used, self.disk_limit,
+                             f"the tenant's projects use {self.disk_used} of {self.disk_limit} bytes (disk_bytes); "
+                             f"this import unpacks to more than the {self.disk_limit - self.disk_used} bytes left")
 
 
 @dataclass(frozen=True)
@@ -106,6 +121,8 @@ class _Tally:
             raise PayloadTooLarge(f"{name} is over the per-file limit of {self.limits.max_file_bytes} bytes")
         if self.written + size > self.limits.max_total_bytes:
             raise PayloadTooLarge(f"archive unpacks to more than the limit of {self.limits.max_total_bytes} bytes")
+        if (over := self.limits.over_quota(self.written + size)) is not None:
+            raise over
 
     def ratio_ok(self, unpacked: int, packed: int) -> bool:
         return unpacked <= _RATIO_GRACE_BYTES or unpacked <= self.limits.max_ratio * max(packed, 1)
@@ -122,6 +139,8 @@ class _Tally:
                                           "(larger than its header claims)")
                 if self.written > lim.max_total_bytes:
                     raise PayloadTooLarge(f"archive unpacks to more than the limit of {lim.max_total_bytes} bytes")
+                if (over := lim.over_quota(self.written)) is not None:
+                    raise over
                 if packed is not None and not self.ratio_ok(size, packed):
                     raise PayloadTooLarge(f"an entry's compression ratio is over {lim.max_ratio:g}: refused")
                 if self.archive_bytes and not self.ratio_ok(self.written, self.archive_bytes):
@@ -150,8 +169,8 @@ class _CheckedTarInfo(tarfile.TarInfo):
         if self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
                          tarfile.GNUTYPE_LONGLINK) and self.size > _MAX_HEADER_BYTES:
             raise PayloadTooLarge("archive has an oversized extended header")
-        # typeshed gap: the private TarInfo._proc_member is not in the stubs
-        return super()._proc_member(tarfile_)  # type: ignore[misc]
+        # typeshed gap: the private TarInfo._proc_member is not in the stubs (so its result is untyped too)
+        return super()._proc_member(tarfile_)  # type: ignore[misc,no-any-return]
 
 
 def archive_kind(head: bytes) -> str:
@@ -198,6 +217,8 @@ def _unzip(fh: IO[bytes], size: int, staging: Path, tally: _Tally) -> None:
     _zip_entry_count(fh, size, tally.limits.max_files)
     tally.archive_bytes = size
     with zipfile.ZipFile(fh) as zf:
+        if (over := tally.limits.over_quota(sum(i.file_size for i in zf.infolist()))) is not None:
+            raise over  # the declared total, before a byte is written (the stream is still checked as it unpacks)
         for info in zf.infolist():
             mode = info.external_attr >> 16
             if stat.S_ISLNK(mode):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -20,7 +21,18 @@ from tier2.errors import NotFound
 from tier2.prompts import load_prompt
 from tier2.workspace.projects import project_id_for
 
-__all__ = ["ProjectWorkspaceManager", "project_workspace", "workspace_home"]
+__all__ = ["ProjectWorkspaceManager", "project_workspace", "secure_workspaces_root", "workspace_home"]
+
+
+def secure_workspaces_root(root: Path) -> Path:
+    """The workspaces root as a directory only its owner can enter (0700): no other local user reaches a project,
+    an agent home or a set-id file inside, whatever the modes below it (the sandboxes reach their project through
+    the binds tier2 makes for them, never by path). Created if missing; an existing root of ours is tightened."""
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = root.stat()
+    if st.st_uid == os.geteuid() and st.st_mode & 0o077:
+        root.chmod(0o700)
+    return root
 
 
 def workspace_home(workspaces: Path, project_id: str) -> Path:

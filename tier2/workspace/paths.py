@@ -59,11 +59,14 @@ def check_writable(root: str, candidate: object) -> str:
 
 
 def check_glob_pattern(pattern: object) -> str:
-    """A glob pattern relative to its base directory: not absolute, no ``..`` segment, no control characters."""
+    """A glob pattern relative to its base directory: not absolute, no ``..`` segment, no control characters, at
+    most one ``**`` (each extra one multiplied the work of a recursive walk)."""
     if not isinstance(pattern, str) or not pattern:
         raise PathRefused("pattern is required")
     if _has_control(pattern) or len(pattern) > 1000:
         raise PathRefused("pattern contains control characters or is too long")
     if pattern.startswith(("/", "~")) or ".." in PurePosixPath(pattern).parts:
         raise PathRefused(f"pattern {pattern!r} must be relative to path and may not contain '..'")
+    if pattern.count("**") > 1:
+        raise PathRefused(f"pattern {pattern!r} has more than one '**': one already matches any depth")
     return pattern

@@ -4,7 +4,8 @@ A manifest lists every project file that is not build output or tier2/AgentScope
 its path, sha256 and mode, or a symlink's target. Its id is the sha256 of its canonical JSON, so equal trees have
 equal ids. `apply` deletes what the manifest does not hold and writes what differs — never through a symlink, never
 outside the project (`tier2.hostio`) — so after it the project holds exactly the manifest's files (the storage of
-the blobs is the caller's: `tier2.store.snapshots`).
+the blobs is the caller's: `tier2.store.snapshots`). A file over the blob cap (``snapshot_blob_bytes``) is never
+read: the scan refuses the snapshot with `QuotaExceeded` (a file that cannot be stored could not be restored either).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tier2.errors import QuotaExceeded
 from tier2.hostio import ProjectDir
 from tier2.workspace.projects import SNAPSHOT_EXCLUDES
 
@@ -68,10 +70,17 @@ def _walk(root: Path) -> list[tuple[str, os.stat_result]]:
     return sorted(out)
 
 
-def scan(root: Path) -> tuple[Manifest, dict[str, bytes]]:
+def _too_large(rel: str, size: int, cap: int) -> QuotaExceeded:
+    return QuotaExceeded("snapshot_blob_bytes", size, cap,
+                         f"{rel} is {size} bytes, over the snapshot cap of {cap} bytes per file (snapshot_blob_bytes): "
+                         "the project cannot be snapshotted with it")
+
+
+def scan(root: Path, max_blob_bytes: int | None = None) -> tuple[Manifest, dict[str, bytes]]:
     """The project's manifest and the bytes of its files by sha256 (other special files are skipped). Every
     directory and file is opened relative to its parent's descriptor without following symlinks, so a process
-    swapping a directory for a symlink meanwhile cannot make the scan read outside the project."""
+    swapping a directory for a symlink meanwhile cannot make the scan read outside the project. A file over
+    ``max_blob_bytes`` is `QuotaExceeded` before it is read (and if it grows past it while read)."""
     entries: list[Entry] = []
     blobs: dict[str, bytes] = {}
     for dirpath, dirnames, filenames, dirfd in os.fwalk(root, follow_symlinks=False):
@@ -91,11 +100,15 @@ def scan(root: Path) -> tuple[Manifest, dict[str, bytes]]:
                 if stat.S_ISLNK(st.st_mode):
                     entries.append(Entry(rel, link=os.readlink(name, dir_fd=dirfd)))
                 elif stat.S_ISREG(st.st_mode):
+                    if max_blob_bytes is not None and st.st_size > max_blob_bytes:
+                        raise _too_large(rel, st.st_size, max_blob_bytes)
                     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dirfd)
                     with os.fdopen(fd, "rb") as fh:
                         if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for a FIFO/device meanwhile
                             continue
-                        data = fh.read()
+                        data = fh.read() if max_blob_bytes is None else fh.read(max_blob_bytes + 1)
+                    if max_blob_bytes is not None and len(data) > max_blob_bytes:
+                        raise _too_large(rel, len(data), max_blob_bytes)
                     digest = hashlib.sha256(data).hexdigest()
                     blobs[digest] = data
                     entries.append(Entry(rel, digest, stat.S_IMODE(st.st_mode) & 0o755))

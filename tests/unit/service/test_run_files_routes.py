@@ -181,3 +181,24 @@ async def test_the_game_under_a_play_token(client: tuple[httpx.AsyncClient, RunS
     assert r.status_code == 422
     hostile = await c.get(grant["url"], headers={"Host": "evil.test; script-src *"})
     assert "evil" not in hostile.headers.get("content-security-policy", "")
+
+
+async def test_game_pages_run_the_no_network_script_first_and_other_files_run_no_script(
+        client: tuple[httpx.AsyncClient, RunStore, Path]) -> None:
+    c, _, project = client
+    (project / "dist/evil.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"><script>x()</script></svg>')
+    (project / "dist/help.htm").write_text("<script>first()</script>")
+    grant = (await c.post("/v1/runs/r-a1/play-token", headers=A)).json()
+    base = grant["url"].removesuffix("index.html")
+    page = await c.get(grant["url"])
+    assert page.text.startswith("<!doctype html><script>") and page.headers["content-type"].startswith("text/html")
+    assert page.text.index("RTCPeerConnection") < page.text.index('<script src="bundle.js">')
+    assert "{ viewer: true }" in page.text  # the viewer's browser: nothing else closes a WebSocket
+    other = await c.get(base + "help.htm")
+    assert other.text.index("RTCPeerConnection") < other.text.index("first()")
+    assert other.headers["content-security-policy"].startswith("sandbox allow-scripts;")
+    for name in ("evil.svg", "bundle.js"):
+        r = await c.get(base + name)
+        assert r.status_code == 200 and "RTCPeerConnection" not in r.text
+        csp = r.headers["content-security-policy"]
+        assert csp.startswith("sandbox;") and "allow-scripts" not in csp, name

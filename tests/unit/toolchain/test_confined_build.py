@@ -211,3 +211,41 @@ async def test_generic_build_is_confined(pack: Pack, tmp_path: Path, outside: Pa
     assert str(result.errors[0]).startswith(
         'src/main.js:1:14: import of "../../outside/secret.json" resolves outside the project'), result.errors
     assert not any(SECRET.encode() in p.read_bytes() for p in out.rglob("*") if p.is_file())
+
+
+#: (source with {path}, a path outside the project that exists, one of the same length that does not; the log
+#: underlines the import, so equal lengths make equal logs) — issue #21 (d)
+PROBES = {
+    "absolute": ('import s from "{path}" with {{ type: "text" }};\nwindow.s = s;\n',
+                 "{outside}/secret.txt", "{outside}/nopexx.txt"),
+    "host-file": ('import s from "{path}" with {{ type: "text" }};\nwindow.s = s;\n', "/etc/passwd", "/etc/nosuch"),
+    "relative": ('import s from "{path}";\nwindow.s = s;\n', "../../outside/secret.js", "../../outside/nopexx.js"),
+    "css-url": ('import "./style.css";\n', "../../outside/secret.txt", "../../outside/nopexx.txt"),
+    "bare-package": ('import s from "{path}";\nwindow.s = s;\n', "ghostpkg", "nosuchpk"),
+    "glob": ("const n = 'secret';\nimport(`{path}${{n}}.js`).then((m) => {{ window.s = m; }});\n",
+             "../../outside/", "../../nowhere/"),
+}
+
+
+@pytest.mark.parametrize("probe", list(PROBES))
+async def test_a_build_error_never_tells_whether_an_outside_path_exists(
+    probe: str, pack: Pack, template_copy: Path, outside: Path,
+) -> None:
+    """A model that builds on purpose to probe the host must learn the same thing from a path that exists and from
+    one that does not: "it leaves the project". (A package in an ancestor's node_modules is such a path too.)"""
+    ghost = outside.parent / "node_modules" / "ghostpkg"
+    ghost.mkdir(parents=True)
+    (ghost / "index.js").write_text(f"module.exports = '{SECRET}';\n")
+    source, there, missing = (t.format(outside=outside, path="{path}") for t in PROBES[probe])
+    seen = []
+    for spec in (there, missing):
+        if probe == "css-url":
+            (template_copy / "src/style.css").write_text(f"body {{ background: url({spec}); }}\n")
+        write_main(template_copy, source.replace("{path}", spec))
+        result = await run_build(pack, template_copy)
+        assert not result.ok and result.errors, spec
+        assert leaked(template_copy, SECRET.encode(), result) == []
+        seen.append(([str(e).replace(spec, "<path>") for e in result.errors], result.log.replace(spec, "<path>")))
+    assert seen[0] == seen[1], seen  # the errors and the whole log the agent may read
+    first = seen[0][0][0]
+    assert "resolves outside the project" in first or "not a file or package of the project" in first, seen

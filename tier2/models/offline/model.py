@@ -53,7 +53,7 @@ class OfflineChatModel(ChatModelBase):
                          max_retries=0, retry_delay=0.0, context_size=1_000_000)
 
     async def _call_api(
-        self, model_name: str, messages: list[Msg], tools: list[dict] | None = None, tool_choice: Any = None,
+        self, model_name: str, messages: list[Msg], tools: list[dict[str, Any]] | None = None, tool_choice: Any = None,
         **kwargs: Any,
     ) -> ChatResponse | AsyncGenerator[ChatResponse, None]:
         mode = getattr(tool_choice, "mode", None)
@@ -111,7 +111,7 @@ class OfflineChatModel(ChatModelBase):
         yield ChatResponse(content=blocks, is_last=True, usage=usage)
 
 
-def _tool_names(tools: list[dict] | None) -> list[str]:
+def _tool_names(tools: list[dict[str, Any]] | None) -> list[str]:
     """The names of the tools offered to the model (the writer asks the explorer only when it has ``Explore``)."""
     names: list[str] = []
     for t in tools or []:

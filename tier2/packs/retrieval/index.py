@@ -117,7 +117,8 @@ class DocsIndex:
 
     def _type_class(self, type_text: str, current: str) -> str | None:
         """The first declared class/interface/type a type expression names (``this`` → the current one)."""
-        for word in re.findall(r"[\w$.]+", type_text):
+        words: list[str] = re.findall(r"[\w$.]+", type_text)
+        for word in words:
             if word == "this":
                 return current
             sec = self.get(word)

@@ -6,6 +6,7 @@ or ``"items"``); the adapters also read real-game data (minecraft-data, GRMC, fa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tier2.validators.base import Finding, ValidationResult
@@ -38,8 +39,10 @@ def check_tier2_tables(tables: dict[str, Any], strict_acyclic: bool = False) -> 
     out: list[ValidationResult] = []
     missing = [f"{name}.json" for name in ("items", "recipes", "orders", "prices", "economy")
                if not table(tables, name)]
-    for gate_id, run in ((LINKAGE_GATE_ID, lambda: check_linkage(from_tier2_tables(tables), strict_acyclic)),
-                         (ECONOMY_GATE_ID, lambda: check_economy(economy_from_tier2_tables(tables)))):
+    gates: tuple[tuple[str, Callable[[], ValidationResult]], ...] = (
+        (LINKAGE_GATE_ID, lambda: check_linkage(from_tier2_tables(tables), strict_acyclic)),
+        (ECONOMY_GATE_ID, lambda: check_economy(economy_from_tier2_tables(tables))))
+    for gate_id, run in gates:
         try:
             out.append(run())
         except Exception as exc:  # a gate reports, it never crashes the runner

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -25,6 +26,8 @@ __all__ = ["GATE_ID", "Converter", "EconomyModel", "Sink", "Source", "check_econ
 
 GATE_ID = "l1.economy"
 EXAMPLES = 20
+# ``cost(item, qty)``: the least money that obtains ``qty`` × ``item``; None when it never can be
+Cost = Callable[[str, int], float | None]
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class EconomyModel:
     name: str = ""
 
 
-def cost_function(model: EconomyModel):
+def cost_function(model: EconomyModel) -> Cost:
     """``cost(item, qty)``: least money that obtains ``qty`` × ``item`` (buy or craft, whole batches); None if never.
 
     Depth-first with memo; an item met again on its own path counts as unobtainable (cycles only raise costs).
@@ -113,7 +116,7 @@ def _useful_items(model: EconomyModel) -> set[str]:
     return useful
 
 
-def _first_bankruptcy(model: EconomyModel, cost) -> dict[str, Any] | None:
+def _first_bankruptcy(model: EconomyModel, cost: Cost) -> dict[str, Any] | None:
     """Open market: go broke from the start. Queue: serve the orders at least cost, then go broke at one of them."""
     if not model.sequential:
         return bankruptcy_path(model, model.sinks, model.start_money)
@@ -129,7 +132,7 @@ def _first_bankruptcy(model: EconomyModel, cost) -> dict[str, Any] | None:
     return None
 
 
-def _loss_paths(model: EconomyModel, cost, useful: set[str]) -> list[dict[str, Any]]:
+def _loss_paths(model: EconomyModel, cost: Cost, useful: set[str]) -> list[dict[str, Any]]:
     paths: list[dict[str, Any]] = []
     for c in model.converters:
         spent = [cost(i, q) for i, q in c.inputs.items()]
@@ -139,10 +142,10 @@ def _loss_paths(model: EconomyModel, cost, useful: set[str]) -> list[dict[str, A
                           "detail": f"{c.id}: pay {paid}, then leave the output uncollected {c.perish_s} s after "
                                     f"it is ready: it perishes, the money is lost"})
     for s in model.sinks:
-        c = cost(s.item, s.qty)
-        if c is not None and c > s.reward:
+        spend = cost(s.item, s.qty)
+        if spend is not None and spend > s.reward:
             paths.append({"kind": "losing_trade", "sink": s.id,
-                          "detail": f"{s.id}: inputs cost {c}, reward {s.reward}"})
+                          "detail": f"{s.id}: inputs cost {spend}, reward {s.reward}"})
     for src in model.sources:
         if src.price > 0 and src.item not in useful:
             paths.append({"kind": "dead_purchase", "item": src.item,
@@ -151,9 +154,11 @@ def _loss_paths(model: EconomyModel, cost, useful: set[str]) -> list[dict[str, A
     return paths + ([broke] if broke else [])
 
 
-def _sequential_run(model: EconomyModel, cost) -> dict[str, Any]:
+def _sequential_run(model: EconomyModel, cost: Cost) -> dict[str, Any]:
     """Serve the queue once from the start money; one cycle decides (a later cycle starts richer or poorer)."""
-    money, rows, lock = model.start_money, [], None
+    money = model.start_money
+    rows: list[dict[str, Any]] = []
+    lock: dict[str, Any] | None = None
     for s in model.sinks:
         c = cost(s.item, s.qty)
         rows.append({"id": s.id, "item": s.item, "qty": s.qty, "cost": c, "reward": s.reward,
@@ -163,7 +168,7 @@ def _sequential_run(model: EconomyModel, cost) -> dict[str, Any]:
         if c is not None:
             money += s.reward - c
     profit = money - model.start_money
-    run = {"cycle_profit": profit, "sinks": rows, "lock": lock}
+    run: dict[str, Any] = {"cycle_profit": profit, "sinks": rows, "lock": lock}
     if model.goal_money is not None and profit > 0 and lock is None:  # whole cycles, then order by order
         n = max(0, math.ceil((model.goal_money - model.start_money) / profit) - 1) * len(rows)
         gained = n // len(rows) * profit

@@ -197,7 +197,8 @@ class Resolver:
         sup = self.classes[last].get("super")
         t = self.chain(last[0], sup, report=False) if sup else None
         if t and t[0] == "s" and self.api.static_kind(t[1]) == "c" and self.api.is_class(t[1]):
-            return t[1]
+            path: str = t[1]
+            return path
         return None
 
     # --- findings ---
@@ -227,7 +228,7 @@ def _group(bindings: list[list[Any]]) -> dict[str, list[Any]]:
 
 def _render(chain: dict[str, Any], upto: int) -> str:
     root = chain["root"]
-    text = {"phaser": "Phaser", "this": "this"}.get(root["t"], root.get("name", "?"))
+    text: str = {"phaser": "Phaser", "this": "this"}.get(root["t"], root.get("name", "?"))
     for step in chain["steps"][: upto + 1]:
         text += f".{step[1]}" if step[0] == "p" else "(…)" if step[0] == "c" else ""
         if step[0] == "n":

@@ -45,7 +45,8 @@ def scanner_command(node_modules: Path) -> list[str]:
 def _decode(out: bytes, err: bytes, rc: int | None) -> Scan:
     if rc != 0:
         raise ToolchainMissing(f"scanner failed (exit {rc}): {err.decode(errors='replace')[-800:]}")
-    return json.loads(out)["files"]
+    files: Scan = json.loads(out)["files"]
+    return files
 
 
 def scan_sources(

@@ -55,11 +55,12 @@ def _coin_problems(g: Any, reached: set[int], lv: Any, ph: Any, radius: float, n
 def check_tables(tables: dict[str, Any]) -> list[dict[str, Any]]:
     """``[{id, passed, summary, findings}]`` for the level tables (see the module doc)."""
     sim = routes.sim
-    levels, physics = tables.get("levels.json"), tables.get("physics.json")
+    levels: dict[str, Any] = tables.get("levels.json") or {}
+    physics: dict[str, Any] = tables.get("physics.json") or {}
     try:
-        ph = sim.phys_from(physics or {})
-        lvs = [sim.level_from(levels or {}, i) for i in range(len((levels or {})["levels"]))]
-        radius = float((levels or {})["coin_radius"])
+        ph = sim.phys_from(physics)
+        lvs = [sim.level_from(levels, i) for i in range(len(levels["levels"]))]
+        radius = float(levels["coin_radius"])
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         msg = f"levels.json / physics.json malformed ({type(exc).__name__}: {exc}); the level data gate reports it"
         return [_result("solvable", [msg], "")]

@@ -28,11 +28,12 @@ DEATH_STEPS = 900  # how far ahead the lose play looks for a death
 def _world(state: dict[str, Any], tables: dict[str, Any]) -> tuple[Any, Any, Any, Any] | None:
     """(routes, graph, physics, body) for the level the state is in; None when the state makes no sense."""
     sim = routes.sim
-    levels, physics = tables.get("levels.json"), tables.get("physics.json")
     try:
+        levels: dict[str, Any] = tables["levels.json"]
+        physics: dict[str, Any] = tables["physics.json"]
         p: dict[str, Any] = state["player"]
         index = int(state["level"]) - 1
-        if not 0 <= index < len(levels["levels"]):  # type: ignore[index]
+        if not 0 <= index < len(levels["levels"]):
             return None
         g = routes.graph(levels, physics, index)
         ph = sim.phys_from(physics)

@@ -186,7 +186,8 @@ def build_tables(brief: str) -> dict[str, Any]:
     shot_speed = rng.randint(54, 64) * 10
     player = {
         # the brief's own count when it names one ("three lives"); at least 2 (checks: idle_safe), at most 9
-        "lives": min(9, max(2, lives_from(brief) or prof["lives"])), "speed": rng.randint(28, 34) * 10, "radius": 16, "fire_cooldown_ms": cooldown,
+        "lives": min(9, max(2, lives_from(brief) or prof["lives"])), "speed": rng.randint(28, 34) * 10, "radius": 16,
+        "fire_cooldown_ms": cooldown,
         "shot_speed": shot_speed, "shot_radius": 4,
         # enough shots in flight for a full-height volley at the cooldown (a cap, never the bottleneck)
         "max_shots": math.ceil(520 / shot_speed * 1000 / cooldown) + 1,

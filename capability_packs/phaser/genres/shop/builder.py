@@ -44,7 +44,8 @@ _ECONOMY_KEYS = ("start_money", "goal_money", "day_length_ms")
 @cache
 def load_lexicon() -> dict[str, Any]:
     """The word lists (parsed once per process)."""
-    return yaml.safe_load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8"))
+    data: dict[str, Any] = yaml.safe_load((Path(__file__).parent / "lexicon.yaml").read_text(encoding="utf-8"))
+    return data
 
 
 # --- reading the brief -------------------------------------------------------------------------------------------
@@ -305,7 +306,7 @@ def _economy_problems(tables: dict[str, Any]) -> list[str]:
     return p
 
 
-def validate_tables(tables: dict[str, dict]) -> list[str]:
+def validate_tables(tables: dict[str, dict[str, Any]]) -> list[str]:
     """Human-readable problems of the six tables (missing keys, dangling references, economy invariants); [] if ok."""
     if not isinstance(tables, dict):
         return ["tables: not a mapping of file name to table"]

@@ -11,7 +11,8 @@ __all__ = ["actions_from_controls", "lose_action", "next_win_step", "win_action"
 
 
 def _recipe_for(tables: dict[str, Any], item: str) -> dict[str, Any] | None:
-    for r in tables.get("recipes.json", {}).get("recipes", []):
+    recipes: list[dict[str, Any]] = tables.get("recipes.json", {}).get("recipes", [])
+    for r in recipes:
         if r.get("output", {}).get("item") == item:
             return r
     return None
