@@ -2,7 +2,7 @@
 
 Direction: app/cli/client → {service, studio} → runs → assembly → {tools, learning, companions} → {validators,
 middleware, models, context} → {workspace, browser, toolchain, store, sandbox} → {packs, telemetry, design} →
-{events, settings, prompts} → errors.
+{events, settings, prompts} → {errors, hostio} (hostio: the one way to touch project files from the host).
 Nothing imports ``service`` except the composition root; ``validators`` never imports ``assembly``.
 Relative imports are resolved against the importing file's package first (``from ..runs import x`` inside
 ``tier2/service/`` is ``tier2.runs``).
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 RANKS: dict[str, int] = {
-    "errors": 0,
+    "errors": 0, "hostio": 0,
     "events": 1, "settings": 1, "prompts": 1,
     "packs": 2, "telemetry": 2, "design": 2,
     "workspace": 3, "browser": 3, "toolchain": 3, "store": 3, "sandbox": 3,

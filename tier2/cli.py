@@ -23,6 +23,7 @@ from tier2.client.args import budget_options, non_negative, positive, read_brief
 from tier2.client.commands import add_service_commands
 from tier2.client.display import ProgressDisplay
 from tier2.errors import BadInput, Tier2Error
+from tier2.hostio import ProjectDir
 from tier2.settings.loader import CONFIG_LOG, Settings, load_security
 from tier2.settings.secrets import install_log_redaction
 
@@ -81,7 +82,7 @@ def _with_redis(settings: Settings, fn: Callable[[str], int]) -> int:
 def _design_goal(project: Path) -> str:
     """The goal a paused design was made for (``--continue DIR`` without a brief)."""
     try:
-        goals = json.loads((project / ".tier2" / "design" / "state.json").read_text()).get("goals") or []
+        goals = json.loads(ProjectDir(project).read_text(".tier2/design/state.json")).get("goals") or []
     except (OSError, ValueError) as exc:
         raise BadInput(f"{project} has no design to continue ({exc}); give a brief") from exc
     return str(goals[0]) if goals else ""

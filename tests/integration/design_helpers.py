@@ -20,8 +20,11 @@ from tier2.testing import ScriptedChatModel
 BRIEF = "a cozy bakery tycoon: bake bread and cakes, fill customer orders, don't go broke"
 
 
-async def run_design(rt: Any, tmp_path: Path, late_note: str = "", brief: str = BRIEF) -> tuple[Any, list[str]]:
-    req = RunRequest(brief=brief, out_dir=tmp_path / "game", pause_after="design")
+async def run_design(rt: Any, tmp_path: Path, late_note: str = "", brief: str = BRIEF,
+                     existing: Path | None = None) -> tuple[Any, list[str]]:
+    """``existing``: a project made beforehand to design in (default: a new one at ``tmp_path/game``)."""
+    req = RunRequest(brief=brief, out_dir=None if existing else tmp_path / "game", existing_project=existing,
+                     pause_after="design")
     leader_inputs: list[str] = []
     session: RunSession
 

@@ -7,6 +7,7 @@ decide what the observations mean.
 from __future__ import annotations
 
 import asyncio
+import mimetypes
 import re
 import time
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from tier2.browser.network import BLOCKED_MARK, RequestFilter, loopback_origin, no_network_script
 from tier2.browser.pool import SESSION_OPTIONS, BrowserPool
+from tier2.hostio import ProjectDir, UnsafePath, write_file
 
 __all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN", "served_path", "resolve_served"]
 
@@ -91,14 +93,31 @@ def served_path(url: str) -> str:
 
 def resolve_served(roots: Sequence[Path], rel: str) -> Path | None:
     """The file ``rel`` (a `served_path`) maps to: the first root that has it; directories serve their
-    index.html; nothing outside a root."""
+    index.html; nothing outside a root, and never through a link (`tier2.hostio`: a game's files are
+    the sandbox's to change)."""
     for root in roots:
-        target = (root / rel).resolve() if rel else root / "index.html"
-        if target.is_dir():
-            target = target / "index.html"
-        if target.is_relative_to(root) and target.is_file():
-            return target
+        found = _served_in(ProjectDir(root), rel)
+        if found is not None:
+            return found
     return None
+
+
+def _served_in(root: ProjectDir, rel: str) -> Path | None:
+    try:
+        parts = root.parts(rel)
+    except UnsafePath:
+        return None
+    if root.is_dir("/".join(parts)):
+        parts = (*parts, "index.html")
+    return root.path("/".join(parts)) if parts and root.is_file("/".join(parts)) else None
+
+
+def read_served(roots: Sequence[Path], target: Path) -> bytes:
+    """The bytes of a file `resolve_served` found, read under its root without following links."""
+    for root in roots:
+        if target.is_relative_to(root):
+            return ProjectDir(root).read_bytes(target, max_bytes=None)
+    raise UnsafePath(f"{target} is under no serve root")
 
 
 class GameSession:
@@ -179,8 +198,15 @@ class GameSession:
         url = route.request.url
         target = self.resolve_served(url)
         self.served[served_path(url)] = target
+        body = None
         if target is not None:
-            await route.fulfill(path=str(target))
+            try:
+                body = await asyncio.to_thread(read_served, self.serve_roots, target)
+            except OSError:
+                self.served[served_path(url)] = None
+        if target is not None and body is not None:
+            kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            await route.fulfill(status=200, body=body, content_type=kind)
         else:
             await route.fulfill(status=404, body="not found")
 
@@ -287,5 +313,6 @@ class GameSession:
     async def screenshot(self, path: Path) -> bytes:
         box = await self.canvas_box()
         clip = box if box and box["width"] > 0 and box["height"] > 0 else None
-        data = await asyncio.wait_for(self.p.screenshot(path=str(path), clip=clip), 10)
+        data = await asyncio.wait_for(self.p.screenshot(clip=clip), 10)
+        await asyncio.to_thread(write_file, path, data)  # never through a link planted in the project
         return data

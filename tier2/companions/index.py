@@ -9,10 +9,14 @@ reading aid, not a parser: a key read through an unusual alias is missed, never 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from tier2.hostio import ProjectDir
 
 __all__ = ["Hit", "ProjectIndex", "MAX_FILE_BYTES"]
 
@@ -77,39 +81,39 @@ class ProjectIndex:
     def build(cls, root: Path) -> ProjectIndex:
         idx = cls(root=Path(root))
         idx._load_data()
-        for path in idx._walk():
-            rel = path.relative_to(idx.root).as_posix()
+        pdir = ProjectDir(idx.root)  # never through a link (tier2.hostio)
+        for rel, st in idx._walk(pdir):
             idx.files.append(rel)
-            if path.suffix == ".js" and rel.startswith("src/") and path.stat().st_size <= MAX_FILE_BYTES:
-                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            if rel.endswith(".js") and rel.startswith("src/") and st.st_size <= MAX_FILE_BYTES:
+                try:
+                    lines = pdir.read_text(rel, max_bytes=MAX_FILE_BYTES, errors="replace").splitlines()
+                except OSError:
+                    continue
                 idx.sources[rel] = lines
                 idx._scan(rel, lines)
         return idx
 
-    def _walk(self) -> list[Path]:
-        out: list[Path] = []
+    def _walk(self, pdir: ProjectDir) -> list[tuple[str, os.stat_result]]:
+        out: list[tuple[str, os.stat_result]] = []
         for top in ("src", "data", "docs", "design"):
-            base = self.root / top
-            if base.is_dir():
-                out += [p for p in sorted(base.rglob("*")) if p.is_file() and not p.is_symlink()
-                        and "node_modules" not in p.parts]
-        index = self.root / "index.html"
-        if index.is_file():
-            out.append(index)
+            out += [(rel, st) for rel, st in pdir.walk(top) if "node_modules" not in rel.split("/")]
+        index = pdir.lstat("index.html")
+        if index is not None and stat.S_ISREG(index.st_mode):
+            out.append(("index.html", index))
         return out[:MAX_FILES]
 
     def _load_data(self) -> None:
-        data = self.root / "data"
-        if not data.is_dir():
-            return
-        for path in sorted(data.glob("*.json")):
-            name = path.stem
+        pdir = ProjectDir(self.root)
+        for file, st in pdir.listdir("data"):
+            if not file.endswith(".json") or not stat.S_ISREG(st.st_mode):
+                continue
+            name = file.removesuffix(".json")
             try:
-                if path.stat().st_size > MAX_FILE_BYTES:
+                if st.st_size > MAX_FILE_BYTES:
                     raise ValueError(f"over {MAX_FILE_BYTES} bytes")
-                value = json.loads(path.read_text(encoding="utf-8"))
+                value = json.loads(pdir.read_text(f"data/{file}", max_bytes=None))
             except (OSError, ValueError) as exc:
-                self.data_errors[f"data/{path.name}"] = str(exc)[:200]
+                self.data_errors[f"data/{file}"] = str(exc)[:200]
                 self.data_keys[name] = None
                 continue
             self.data_keys[name] = frozenset(value) if isinstance(value, dict) else None

@@ -15,6 +15,8 @@ from typing import Any
 
 from agentscope.message import TextBlock
 
+from tier2.hostio import ProjectDir
+
 __all__ = ["ARTIFACT_DIR", "FILE_CONTENT_TOOLS", "Truncated", "truncate_output", "truncate_read"]
 
 #: tools whose output is a file's content: a model copies it into edits, so it is never cut in the middle and never
@@ -36,15 +38,13 @@ def _artifact(root: Path | None, text: str) -> Path | None:
         return None
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     base = (root / ARTIFACT_DIR).resolve()
-    path = base / f"{digest}.txt"
-    if not path.resolve().is_relative_to(root.resolve()):  # a symlinked .tier2 pointing elsewhere
+    if not base.is_relative_to(root.resolve()):  # a symlinked .tier2 pointing elsewhere: said so, not replaced
         raise ValueError(f"artifact directory {base} is outside the project {root}")
-    base.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
-    return path
+    pdir = ProjectDir(root)  # and the write itself never follows a link (tier2.hostio)
+    rel = f"{ARTIFACT_DIR.as_posix()}/{digest}.txt"
+    if not pdir.is_file(rel):
+        pdir.write_text(rel, text)
+    return pdir.path(rel)
 
 
 def truncate_output(content: Any, limit: int, root: Path | None, tool: str) -> Truncated:

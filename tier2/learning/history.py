@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tier2.hostio import ProjectDir
 from tier2.learning.signature import Failure, Signature
 
 __all__ = ["Files", "History", "Pending", "Verified", "read_files", "unified_diff"]
@@ -29,15 +30,17 @@ def read_files(project: Path) -> Files:
     total = 0
     if not project.is_dir():
         return out
-    for path in sorted(project.rglob("*")):
-        rel = path.relative_to(project)
-        if rel.parts[0] in _SKIP_DIRS or path.suffix not in _SUFFIXES or path.is_symlink() or not path.is_file():
+    pdir = ProjectDir(project)  # never through a link (tier2.hostio)
+    for rel, st in sorted(pdir.walk(), key=lambda e: e[0].split("/")):
+        if rel.split("/", 1)[0] in _SKIP_DIRS or Path(rel).suffix not in _SUFFIXES:
             continue
-        size = path.stat().st_size
-        if size > _MAX_FILE or total + size > _MAX_TOTAL:
+        if st.st_size > _MAX_FILE or total + st.st_size > _MAX_TOTAL:
             continue
-        total += size
-        out[rel.as_posix()] = path.read_text(errors="replace")
+        try:
+            out[rel] = pdir.read_text(rel, max_bytes=_MAX_FILE, errors="replace")
+        except OSError:
+            continue
+        total += st.st_size
     return out
 
 

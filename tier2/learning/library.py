@@ -26,6 +26,7 @@ from typing import Literal
 from redis.exceptions import RedisError
 
 from tier2.events import CaseHit, CaseRecorded, Tier2Event
+from tier2.hostio import ProjectDir, UnsafePath
 from tier2.learning.fixers import FixContext, FixPlan, first_plan, fixer_named
 from tier2.learning.history import Files, History, Verified, read_files
 from tier2.learning.memory import CaseMemory, available, memory_text, shared_memory
@@ -268,13 +269,14 @@ class LibraryRun:
         return out
 
     def _write(self, plans: list[FixPlan]) -> None:
-        root = self.project.resolve()
+        pdir = ProjectDir(self.project)  # never through a link the sandbox planted (tier2.hostio)
         for plan in plans:
             for rel, content in plan.files.items():
-                path = (root / rel)
-                if not path.resolve().is_relative_to(root) or path.is_symlink() or path.parent.is_symlink():
-                    raise ValueError(f"fixer {plan.fixer} planned a path outside the project: {rel!r}")
-                path.write_text(content)
+                try:
+                    pdir.write_text(rel, content)
+                except UnsafePath as exc:
+                    raise ValueError(f"fixer {plan.fixer} planned a path outside the project: {rel!r} ({exc})") \
+                        from None
 
     async def settle(self, assist: Assist, after: Seen) -> None:
         """After the re-validation: did each applied fixer make its gate pass? (counted; a fixer that fails more

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tier2.hostio import ProjectDir
 from tier2.toolchain import BuildResult
 from tier2.validators import ValidationReport
 
@@ -181,10 +182,13 @@ def project_vocabulary(project: Path, brief: str, template: Path | None) -> froz
     template already has (engine and pack words are not the tenant's content)."""
     words: set[str] = set()
     _words_of(brief, words)
-    for path in sorted((project / "data").glob("*.json")) if (project / "data").is_dir() else []:
+    pdir = ProjectDir(project)  # never through a link (tier2.hostio)
+    for name, _st in pdir.listdir("data"):
+        if not name.endswith(".json"):
+            continue
         try:
-            _words_of(json.loads(path.read_text(errors="replace")), words)
-        except (ValueError, RecursionError):
+            _words_of(json.loads(pdir.read_text(f"data/{name}", errors="replace")), words)
+        except (OSError, ValueError, RecursionError):
             continue
     common = _template_words(template) if template is not None and template.is_dir() else frozenset()
     return frozenset(words - common)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncGenerator
-from pathlib import Path
 from typing import Any
 
 from agentscope.message import TextBlock, ToolResultState
 from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolChunk, ToolResponse
 
+from tier2.hostio import read_file
 from tier2.middleware._kwargs import ActingNext, FinalToolState, acting_kwargs
 from tier2.store.operations import OperationResult, OperationStore
 from tier2.store.run_store import Fence
@@ -101,6 +101,8 @@ def _already_written(call: Any) -> bool:
         return False
     try:
         args = json.loads(call.input) if isinstance(call.input, str) else dict(call.input)
-        return bool(Path(args["file_path"]).read_text() == args["content"])
+        want = str(args["content"]).encode()
+        # a regular file only, read without blocking or following a final link (tier2.hostio)
+        return read_file(args["file_path"], max_bytes=len(want) + 1) == want
     except (OSError, KeyError, TypeError, ValueError):
         return False

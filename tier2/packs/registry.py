@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from tier2.errors import BadInput, PackError, ToolchainMissing
+from tier2.hostio import ProjectDir
 from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
 from tier2.packs.skills import check_skill, core_skill_dirs
@@ -75,14 +76,14 @@ class Pack:
     def genre_of(self, project: Path) -> Genre:
         """The genre a project was made from: tier2's own metadata (``.tier2/project.json``, never writable
         from inside a run), else the genre whose tables the project has (most tables wins), else the default."""
-        meta = project / ".tier2" / "project.json"
+        pdir = ProjectDir(project)  # never through a link the sandbox planted (tier2.hostio)
         try:
-            named = json.loads(meta.read_text()).get("genre")
+            named = json.loads(pdir.read_text(".tier2/project.json", max_bytes=1_000_000)).get("genre")
         except (OSError, ValueError, AttributeError):
             named = None
         if isinstance(named, str) and named in self.genres:
             return self.genres[named]
-        fits = [g for g in self.genres.values() if all((project / "data" / t).is_file() for t in g.spec.data_tables)]
+        fits = [g for g in self.genres.values() if all(pdir.is_file(f"data/{t}") for t in g.spec.data_tables)]
         return max(fits, key=lambda g: len(g.spec.data_tables)) if fits else self.default_genre
 
     def genre_vocab(self) -> dict[str, list[str]]:

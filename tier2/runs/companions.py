@@ -33,6 +33,7 @@ from tier2.companions.stop import CompanionStopMiddleware
 from tier2.companions.tools import ExploreTool
 from tier2.errors import RunLimitReached, StaleLease
 from tier2.events import CompanionCalled
+from tier2.hostio import ProjectDir
 from tier2.middleware import RunLayers
 from tier2.models.routing import agent_models
 from tier2.runs.layers import LayerContext, build_run_layers
@@ -81,17 +82,22 @@ class Review:
 def _texts(project: Path) -> dict[str, str]:
     """The project's sources and data as text (bounded), for the turn's diff."""
     out: dict[str, str] = {}
-    paths = [p for top in _DIFF_TOPS if (project / top).is_dir() for p in sorted((project / top).rglob("*"))]
-    paths += [project / "index.html"]
-    for p in paths:
-        if len(out) >= _MAX_FILES:
-            break
-        try:
-            if p.is_file() and not p.is_symlink() and p.stat().st_size <= _MAX_FILE and "node_modules" not in p.parts:
-                out[p.relative_to(project).as_posix()] = p.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+    pdir = ProjectDir(project)  # never through a link (tier2.hostio)
+    for top in (*_DIFF_TOPS, "index.html"):
+        found = pdir.text_files(top, max_bytes=_MAX_FILE, skip=frozenset({"node_modules"})) if pdir.is_dir(top) \
+            else [(top, text) for text in _text(pdir, top)]
+        for rel, text in found:
+            if len(out) >= _MAX_FILES:
+                return out
+            out[rel] = text
     return out
+
+
+def _text(pdir: ProjectDir, rel: str) -> list[str]:
+    try:
+        return [pdir.read_text(rel, max_bytes=_MAX_FILE, errors="replace")] if pdir.is_file(rel) else []
+    except OSError:
+        return []
 
 
 def turn_diff(before: dict[str, str], after: dict[str, str], limit: int) -> str:

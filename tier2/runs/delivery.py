@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-import shutil
+import logging
 import time
 from pathlib import Path
 from typing import Any
 
+from tier2.hostio import ProjectDir, UnsafePath, is_host_file, read_file
 from tier2.store.keys import SCHEMA_VERSION
 from tier2.store.lifecycle import TerminalStatus
 from tier2.validators import ValidationReport
 from tier2.workspace import snapshot
+
+log = logging.getLogger(__name__)
 
 __all__ = ["DELIVERY_FILE", "SCREENSHOT_FILE", "design_record", "load_delivery", "write_delivery"]
 
@@ -29,15 +32,23 @@ def write_delivery(
     security_hash: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Write ``delivery.json`` (and ``screenshot.png``) into the project; return the path and the record.
-    ``policy_hash``: the run's hot-policy snapshot; ``security_hash``: the security/build config it ran under."""
+    ``policy_hash``: the run's hot-policy snapshot; ``security_hash``: the security/build config it ran under.
+    Every file is read and written through `ProjectDir` (nothing the sandbox planted at these names is followed:
+    a link at ``delivery.json``/``screenshot.png`` is replaced, a screenshot that is no longer a regular file is
+    left out)."""
+    pdir = ProjectDir(project)
     screenshot = None
     if report is not None and report.screenshots:
-        src = Path(report.screenshots[-1])
-        if src.exists():
-            screenshot = project / SCREENSHOT_FILE
-            shutil.copyfile(src, screenshot)
+        try:
+            screenshot = pdir.write_bytes(SCREENSHOT_FILE, read_file(report.screenshots[-1]))
+        except FileNotFoundError:
+            pass
+        except UnsafePath as exc:
+            log.warning("delivery: screenshot not copied: %s", exc)
+    if screenshot is None and pdir.lstat(SCREENSHOT_FILE) is not None and not pdir.is_file(SCREENSHOT_FILE):
+        pdir.remove(SCREENSHOT_FILE)  # a link/FIFO the sandbox left at tier2's name: not the run's screenshot
     build = (report.build if report is not None else None) or {}
-    preview = project / "dist" / "index.html"
+    preview = pdir.path("dist/index.html") if pdir.is_file("dist/index.html") else None
     record: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
@@ -54,12 +65,11 @@ def write_delivery(
             "bundle_sha256": build.get("bundle_sha256"),
             "bundle_bytes": build.get("bundle_bytes"),
         },
-        "preview": {"path": str(preview) if preview.exists() else None,
-                    "url": preview.resolve().as_uri() if preview.exists() else None},
+        "preview": {"path": str(preview) if preview else None, "url": preview.as_uri() if preview else None},
         "verification": {
             "passed": bool(report and report.passed),
             "gates": [g.gate_record() for g in report.gates] if report else [],
-            "report": str(report_path) if report_path and report_path.exists() else None,
+            "report": str(report_path) if report_path and is_host_file(report_path) else None,
         },
         "screenshot": str(screenshot) if screenshot else None,
         "usage": usage,
@@ -69,8 +79,7 @@ def write_delivery(
         "created_at": time.time(),
         **(extra or {}),  # template (the pack genre); the design phase: design, completion (N of M verified), plan
     }
-    path = project / DELIVERY_FILE
-    path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
+    path = pdir.write_text(DELIVERY_FILE, json.dumps(record, indent=2, ensure_ascii=False))
     return path, record
 
 
@@ -102,8 +111,9 @@ def design_record(design: Any, report: ValidationReport | None, reason: str,
 
 def load_delivery(source: Path | str) -> dict[str, Any]:
     """A ``delivery.json`` (a path, or its text) as a dict of the current version; `ValueError` when it is not a
-    delivery record or is newer than this code. v1 (``schema_version`` 1 or absent) is the current version."""
-    text = source.read_text() if isinstance(source, Path) else source
+    delivery record or is newer than this code. v1 (``schema_version`` 1 or absent) is the current version. A path
+    is read with `ProjectDir` rules (never through a link, a regular file only)."""
+    text = ProjectDir(source.parent).read_text(source.name) if isinstance(source, Path) else source
     record = json.loads(text)
     if not isinstance(record, dict):
         raise ValueError("delivery.json is not a JSON object")

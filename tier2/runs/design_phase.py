@@ -36,6 +36,7 @@ from tier2.design.roles import render_gdd, render_role_doc, roles_touched_by
 from tier2.design.spec import spec_sha256, validate_spec
 from tier2.errors import Tier2Error
 from tier2.events import PlanChanged
+from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import CheckpointMiddleware, restorable_state
 from tier2.models.routing import agent_models
 from tier2.runs.layers import LayerContext, build_run_layers
@@ -59,6 +60,7 @@ SPEC_FILE = "design/spec.json"
 DOCS_DIR = "docs/design"
 STATE_FILE = ".tier2/design/state.json"  # tier2's own record of the design (agents may not write .tier2/)
 MAX_CONVERGE = 3
+MAX_STATE_BYTES = 8_000_000
 
 
 class DesignFailed(Tier2Error):
@@ -127,19 +129,16 @@ class _Studio:
     # --- state ----------------------------------------------------------------------------------------------------
 
     def _load_state(self) -> dict[str, Any] | None:
-        path = self.project / STATE_FILE
         try:
-            return json.loads(path.read_text()) if path.exists() else None
+            return json.loads(ProjectDir(self.project).read_text(STATE_FILE, max_bytes=MAX_STATE_BYTES))  # type: ignore[no-any-return]
         except (OSError, ValueError):
             return None
 
     def save_state(self, status: str) -> None:
-        path = self.project / STATE_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
         state = {"run_id": self.s.run_id, "status": status, "goals": self.plan.goals,
                  "plan": self.plan.model_dump(mode="json"), "answers": self.answers_json,
                  "spec_sha256": spec_sha256(self.spec), "split": self.split_json}
-        path.write_text(json.dumps(state, indent=2, ensure_ascii=False))
+        ProjectDir(self.project).write_text(STATE_FILE, json.dumps(state, indent=2, ensure_ascii=False))
 
     async def set(self, node: str, status: str, **evidence: Any) -> None:
         if node not in self.plan.nodes:
@@ -365,9 +364,8 @@ class _Studio:
 
     async def _reuse_spec(self, prev: dict[str, Any]) -> dict[str, Any]:
         """The spec on disk (a person may have edited it after a pause), validated before the writer starts."""
-        path = self.project / SPEC_FILE
         try:
-            spec = json.loads(path.read_text())
+            spec = json.loads(ProjectDir(self.project).read_text(SPEC_FILE, max_bytes=MAX_STATE_BYTES))
         except (OSError, ValueError) as exc:
             raise DesignFailed(f"{SPEC_FILE} cannot be read: {exc}") from exc
         errors = validate_spec(spec)
@@ -398,24 +396,21 @@ class _Studio:
 
     def _write(self, spec: dict[str, Any], goal: str) -> None:
         """tier2 writes the studio's output into the project (designers never write)."""
-        docs = self.project / DOCS_DIR
-        docs.mkdir(parents=True, exist_ok=True)
+        pdir = ProjectDir(self.project)  # never through a link the writer's sandbox planted (tier2.hostio)
         answers = {a: DesignerAnswer.model_validate(b) for a, b in self.answers_json.items()}
         for area, answer in answers.items():
-            (docs / f"{area}.md").write_text(render_role_doc(answer, goal, self.s.run_id))
-        (docs / "GDD.md").write_text(render_gdd(spec, answers, self.plan.goals))
+            pdir.write_text(f"{DOCS_DIR}/{area}.md", render_role_doc(answer, goal, self.s.run_id))
+        pdir.write_text(f"{DOCS_DIR}/GDD.md", render_gdd(spec, answers, self.plan.goals))
         pack = self.rt.pack
         if spec.get("genre") in pack.genres:  # before anyone wrote code: the project starts from that genre
             switch_genre(pack, self.project, spec["genre"])
         allowed = set(pack.genre_of(self.project).spec.data_tables)
         economy = answers.get("economy")
         for name, table in (economy.tables if economy else {}).items():
-            target = self.project / "data" / name
-            if name in allowed and isinstance(table, dict) and target.exists():  # the pack's tables, not a stranger's
-                target.write_text(json.dumps(table, indent=2, ensure_ascii=False) + "\n")
-        path = self.project / SPEC_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n")
+            target = f"data/{name}"
+            if name in allowed and isinstance(table, dict) and pdir.is_file(target):  # the pack's tables only
+                pdir.write_text(target, json.dumps(table, indent=2, ensure_ascii=False) + "\n")
+        pdir.write_text(SPEC_FILE, json.dumps(spec, indent=2, ensure_ascii=False) + "\n")
 
 
 def _json_part(text: str) -> str:

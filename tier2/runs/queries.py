@@ -8,6 +8,7 @@ like an unknown one. The results are the stored data; what a tenant may see of i
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -16,12 +17,16 @@ from typing import Any, Literal
 
 from tier2.errors import Conflict, NotFound
 from tier2.events import TERMINAL_STATUSES, CancelRequested, Tier2Event
+from tier2.hostio import ProjectDir
 from tier2.runs.runtime import Runtime
 from tier2.store.leases import LeaseStore
 from tier2.store.records import ProjectRecord, RunRecord, ThreadRecord
 from tier2.store.run_index import Cursor, RunIndex, RunPage
 from tier2.store.run_store import RunStore
 from tier2.store.trajectory import CallRecord, TrajectoryStore
+
+#: the largest ``delivery.json`` the API reads
+MAX_DELIVERY_BYTES = 8_000_000
 
 __all__ = ["RunDetails", "ThreadDetails", "TrajectoryPage", "cancel_run", "follow_events", "list_runs",
            "project_details", "project_dir", "require_run", "run_delivery", "run_details", "run_trajectory",
@@ -106,10 +111,19 @@ def project_dir(record: RunRecord) -> Path:
 async def run_delivery(rt: Runtime, tenant: str, run_id: str) -> tuple[RunRecord, dict[str, Any]]:
     """The run and its ``delivery.json`` as stored (local paths included); `Conflict` until the run has ended."""
     record = await require_run(rt.store, tenant, run_id)
-    path = project_dir(record) / "delivery.json"
-    if record.status not in TERMINAL_STATUSES or not path.is_file():
+    if record.status not in TERMINAL_STATUSES:
         raise Conflict(f"run {run_id} is {record.status}: no delivery yet")
-    delivery = json.loads(path.read_text())
+    pdir = ProjectDir(project_dir(record))
+    try:  # never through a link the run's sandbox planted: it could name another tenant's delivery (tier2.hostio)
+        raw = await asyncio.to_thread(pdir.read_bytes, "delivery.json", max_bytes=MAX_DELIVERY_BYTES)
+    except FileNotFoundError:
+        raise Conflict(f"run {run_id} is {record.status}: no delivery yet") from None
+    except OSError as exc:
+        raise Conflict(f"run {run_id} has no readable delivery: {exc}") from None
+    try:
+        delivery = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        delivery = None
     if not isinstance(delivery, dict):
         raise Conflict(f"run {run_id} has no readable delivery")
     return record, delivery

@@ -11,6 +11,7 @@ from typing import Any
 
 from tier2.browser import BrowserPool
 from tier2.errors import QuotaExceeded, RunLimitReached
+from tier2.hostio import ProjectDir
 from tier2.middleware.snapshots import (
     SNAPSHOT_KEY,
     DiskMeter,
@@ -124,9 +125,11 @@ def ensure_project_meta(project: Path, project_id: str | None, pack_ref: str) ->
     import json
     import time
 
-    meta = project / ".tier2" / "project.json"
-    if meta.exists() or not project_id:
+    if not project_id:
         return
-    meta.parent.mkdir(parents=True, exist_ok=True)
-    meta.write_text(json.dumps({"project_id": project_id, "path": str(project), "pack": pack_ref,
+    project.mkdir(parents=True, exist_ok=True)  # the project directory itself is tier2's (the sandbox's is lost)
+    pdir = ProjectDir(project)  # inside it, never through a link the sandbox planted (tier2.hostio)
+    if pdir.is_file(".tier2/project.json"):
+        return
+    pdir.write_text(".tier2/project.json", json.dumps({"project_id": project_id, "path": str(project), "pack": pack_ref,
                                 "created_at": time.time()}, indent=2))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import BadInput
+from tier2.hostio import ProjectDir
 from tier2.packs import load_pack
 from tier2.settings.loader import PolicyStore, Settings, load_security
 from tier2.validators import ValidationReport, ValidationRunner
@@ -26,7 +27,7 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
     pack.check_toolchain()
     local = Path(target).expanduser()
     if out is None:
-        if local.is_dir() and (local / ".tier2").is_dir():
+        if local.is_dir() and ProjectDir(local).is_dir(".tier2"):
             out = local / ".tier2" / "reports" / "validate"
         else:
             out = settings.workspaces / "validations" / time.strftime("%Y%m%d-%H%M%S")

@@ -29,6 +29,7 @@ from typing import Any
 from redis.exceptions import RedisError, ResponseError
 
 from tier2.errors import StaleLease
+from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
 from tier2.runs.policy import RunPolicy, run_policy
@@ -189,7 +190,7 @@ class Worker:
             initial = await store.get_thread_state(thread_id)
         source = record.get("source_dir")
         planned = Path(record["project_dir"]) if record.get("project_dir") else None
-        if source is None and planned is not None and (planned / ".tier2" / "project.json").exists():
+        if source is None and planned is not None and ProjectDir(planned).is_file(".tier2/project.json"):
             source = str(planned)  # an earlier attempt created it: keep its files
         if await store.r.exists(store.keys.run_cancel(run_id)):
             cancel.set()

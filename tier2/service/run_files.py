@@ -19,9 +19,7 @@ could navigate its frame to, where that script would not be) is sandboxed withou
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Sequence
 from pathlib import Path as FsPath
 from typing import Annotated
@@ -31,7 +29,7 @@ from fastapi.responses import FileResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from tier2.browser.play_page import PlayPage, play_page
-from tier2.errors import ApiError, ErrorCode, NotFound
+from tier2.errors import ApiError, ErrorCode
 from tier2.runs.queries import require_run
 from tier2.runs.run_files import design_files, play_file, validation_report
 from tier2.service.auth import sign_play_token, verify_play_token
@@ -107,9 +105,9 @@ async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: A
     tenant = verify_play_token(keys, token, run_id)
     if tenant is None:
         raise ApiError(ErrorCode.UNAUTHORIZED, 401, "invalid or expired play token")
-    path = await play_file(rt, tenant, run_id, name or "index.html")
+    found = await play_file(rt, tenant, run_id, name or "index.html")  # never through a link (tier2.hostio)
     prefix = f"/v1/runs/{run_id}/play/{token}/"
-    page = await run_in_threadpool(_page, path) if path.suffix.lower() in _PAGES else None
+    page = await run_in_threadpool(_page, found.data) if FsPath(found.path).suffix.lower() in _PAGES else None
     headers = {
         "Content-Security-Policy": play_csp(request.headers.get("host", ""), prefix,
                                             page.script_hashes if page is not None else None),
@@ -119,24 +117,12 @@ async def play(run_id: str, name: str, request: Request, rt: RuntimeDep, keys: A
         "Access-Control-Allow-Origin": "*",
     }
     if page is None:
-        return FileResponse(path, headers=headers)
+        return Response(found.data, media_type=found.media_type, headers=headers)
     return Response(page.body, media_type="text/html", headers=headers)
 
 
-def _page(path: FsPath) -> PlayPage:
-    return play_page(_read_page(path))
-
-
-def _read_page(path: FsPath) -> bytes:
-    """A game page's bytes: a regular file reached without following a link at its last component, bounded."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise NotFound("no such file in the game") from exc
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotFound("no such file in the game")
-        data = fh.read(_MAX_PAGE_BYTES + 1)
+def _page(data: bytes) -> PlayPage:
+    """A game page (already read as a regular file, no link followed: `tier2.runs.run_files.play_file`), bounded."""
     if len(data) > _MAX_PAGE_BYTES:
         raise ApiError(ErrorCode.PAYLOAD_TOO_LARGE, 413, f"a game page is larger than {_MAX_PAGE_BYTES} bytes")
-    return data
+    return play_page(data)

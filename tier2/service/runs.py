@@ -14,10 +14,12 @@ import base64
 import json
 import re
 from collections.abc import AsyncIterator
+from pathlib import PurePosixPath
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Header, Query, Request
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from tier2.errors import BadInput
 from tier2.runs.queries import (
@@ -29,7 +31,7 @@ from tier2.runs.queries import (
     run_details,
     thread_details,
 )
-from tier2.runs.run_files import artifact_path
+from tier2.runs.run_files import artifact_file
 from tier2.runs.submit import RunSubmission, submit_run
 from tier2.service.auth import sign_stream_token
 from tier2.service.deps import ApiKeysDep, IdempotencyKeyDep, RuntimeDep, StreamTenantDep, TenantDep
@@ -246,5 +248,9 @@ async def get_artifact(run_id: str, name: str, rt: RuntimeDep, tenant: TenantDep
         view = await get_delivery(run_id, rt, tenant)
         return JSONResponse(view.model_dump(mode="json", exclude_unset=True), headers={
             **ARTIFACT_HEADERS, "Content-Disposition": 'attachment; filename="delivery.json"'})
-    path = await artifact_path(rt, tenant, run_id, name)
-    return FileResponse(path, filename=path.name, content_disposition_type="attachment", headers=ARTIFACT_HEADERS)
+    found = await artifact_file(rt, tenant, run_id, name)  # read without following links (tier2.hostio)
+    filename = PurePosixPath(found.path).name
+    disposition = f'attachment; filename="{filename}"' if quote(filename) == filename else \
+        f"attachment; filename*=utf-8''{quote(filename)}"
+    return Response(found.data, media_type=found.media_type,
+                    headers={**ARTIFACT_HEADERS, "Content-Disposition": disposition})

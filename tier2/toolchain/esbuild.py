@@ -13,14 +13,15 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import signal
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from tier2.errors import ToolchainMissing
+from tier2.hostio import ProjectDir
 from tier2.packs import BuildProfile, Pack
 
 __all__ = ["BuildError", "BuildResult", "Launcher", "build_options", "copy_inside", "parse_diagnostics", "project_file",
@@ -69,8 +70,13 @@ class BuildResult:
 
 
 def sha256_file(path: Path) -> str:
+    """The sha256 of the regular file ``path``; `OSError` for a link, FIFO or device at its name (never followed,
+    never blocks: a project's files are the sandbox's to change)."""
     h = hashlib.sha256()
-    with path.open("rb") as f:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
@@ -146,12 +152,9 @@ def project_file(project: Path, rel: str) -> Path | None:
 
 
 def copy_inside(src: Path, dst: Path, root: Path) -> None:
-    """Copy ``src`` (never through a final symlink) to ``dst`` under ``root``, never writing through a symlink."""
-    if not dst.parent.resolve().is_relative_to(root.resolve()):
-        raise OSError(f"{dst.parent} leaves {root}")
-    dst.unlink(missing_ok=True)
-    with os.fdopen(os.open(src, os.O_RDONLY | os.O_NOFOLLOW), "rb") as fin, open(dst, "xb") as fout:
-        shutil.copyfileobj(fin, fout)
+    """Copy ``src`` to ``dst``, both under ``root``, never through a link at any component (`ProjectDir`)."""
+    pdir = ProjectDir(root)
+    pdir.write_bytes(dst, pdir.read_bytes(src, max_bytes=None))
 
 
 async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0,
@@ -177,7 +180,11 @@ async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0,
         return BuildResult(ok=False, errors=[BuildError(f"{profile.html} missing")], log=log, duration_ms=duration)
     html_dst = bundle.parent / "index.html"
     copy_inside(html_src, html_dst, project)
-    size = bundle.stat().st_size
+    st = ProjectDir(project).lstat(bundle)  # the bundle's own status: a link or FIFO there is not a build
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return BuildResult(ok=False, errors=[BuildError(f"{profile.outfile} is not a regular file")], log=log,
+                           duration_ms=duration)
+    size = st.st_size
     result = BuildResult(
         ok=True, warnings=warnings, log=log, bundle_path=str(bundle), html_path=str(html_dst),
         bundle_sha256=sha256_file(bundle), bundle_bytes=size, duration_ms=duration,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
+from tier2.hostio import ensure_dir
 from tier2.packs import Genre
 from tier2.validators.latch import play_latches
 from tier2.validators.legibility import collect_legibility
@@ -181,7 +182,7 @@ async def probe_contract_game(
     """Load the built game at ``url`` and record a `PlayTrace`; never raises for game faults. ``genre`` (the
     pack's genre of the project; else ``resolve_genre`` maps the hook's ``genre`` and ``contract`` to one) and
     ``tables`` (the game's data) let the latch split win and lose by playing."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out_dir)  # under a project's .tier2: no planted link followed (tier2.hostio)
     trace = PlayTrace(mode="contract", url=url)
     async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
         work = _run(s, trace, out_dir, boot_timeout_s, tables, genre, resolve_genre)

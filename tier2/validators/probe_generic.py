@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
+from tier2.hostio import ensure_dir
 from tier2.validators.controls import Controls, plan_actions
 from tier2.validators.generic_actions import STEP_JS, discover, probe_input, scenes_of, snapshot
 from tier2.validators.l1.runtime_gates import input_reaction, state_delta
@@ -218,7 +219,7 @@ async def probe_generic_game(
     force_canvas: bool = True,
 ) -> PlayTrace:
     """Load the page at ``url`` and record a generic-mode `PlayTrace`; never raises for game faults."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out_dir)  # under a project's .tier2: no planted link followed (tier2.hostio)
     trace = PlayTrace(mode="generic", url=url)
     async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
         work = _run(s, trace, out_dir, boot_timeout_s)

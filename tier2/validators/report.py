@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from tier2.hostio import read_file, write_file
 from tier2.validators.base import ProbeMode, ValidationResult
 
 __all__ = ["ValidationReport"]
@@ -48,11 +49,11 @@ class ValidationReport(BaseModel):
         return "\n".join(lines)
 
     def write(self, path: Path) -> Path:
-        """Write ``report.json`` and a self-contained ``report.html`` (screenshots inlined) beside it."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Write ``report.json`` and a self-contained ``report.html`` (screenshots inlined) beside it — through
+        `tier2.hostio` (under a project's ``.tier2/``, no link the sandbox planted is followed)."""
         self.report_path = str(path)
-        path.write_text(json.dumps(self.model_dump(mode="json"), indent=2))
-        path.with_suffix(".html").write_text(self.to_html())
+        write_file(path, json.dumps(self.model_dump(mode="json"), indent=2))
+        write_file(path.with_suffix(".html"), self.to_html())
         return path
 
     def to_html(self) -> str:
@@ -67,10 +68,12 @@ class ValidationReport(BaseModel):
         shots = []
         for shot in self.screenshots:
             p = Path(shot)
-            if p.is_file() and p.stat().st_size < 2_000_000:
-                data = base64.b64encode(p.read_bytes()).decode()
-                shots.append(f"<figure><img alt='{html.escape(p.name)}' src='data:image/png;base64,{data}'>"
-                             f"<figcaption>{html.escape(p.name)}</figcaption></figure>")
+            try:  # a regular file, never through a link (a planted link would inline another file)
+                data = base64.b64encode(read_file(p, max_bytes=2_000_000)).decode()
+            except OSError:
+                continue
+            shots.append(f"<figure><img alt='{html.escape(p.name)}' src='data:image/png;base64,{data}'>"
+                         f"<figcaption>{html.escape(p.name)}</figcaption></figure>")
         notes = "".join(f"<p>{html.escape(n)}</p>" for n in self.notes)
         page = Template(resources.files("tier2.validators").joinpath("report_template.html").read_text())
         return page.substitute(target=html.escape(self.target), verdict="PASS" if self.passed else "FAIL",

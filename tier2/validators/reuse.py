@@ -32,6 +32,7 @@ from typing import Any
 
 import tier2
 from tier2.browser.session import SERVED_ORIGIN, resolve_served, served_path
+from tier2.hostio import read_file, write_file
 from tier2.toolchain.esbuild import sha256_file
 from tier2.validators.l1.runtime_gates import MIN_COLORS, MIN_NON_BACKGROUND
 from tier2.validators.pixels import pixel_stats
@@ -109,9 +110,8 @@ class SmokeCache:
             png = (self.dir / f"{key}.png").read_bytes()
             if hashlib.sha256(png).hexdigest()[:16] != result["hash"]:
                 return None
-            out_dir.mkdir(parents=True, exist_ok=True)
             shot = out_dir / SCREENSHOT
-            shot.write_bytes(png)
+            write_file(shot, png)  # under a project's .tier2: no planted link followed
             result["pixels"] = pixel_stats(png, str(shot))
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return None
@@ -145,7 +145,7 @@ class SmokeCache:
                   "result": {"booted": True, "renderer": d.get("renderer"), "frames": d["frames"], "hash": d["hash"]}}
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            _atomic_write(self.dir / f"{key}.png", Path(trace.pixels[0].path).read_bytes())
+            _atomic_write(self.dir / f"{key}.png", read_file(trace.pixels[0].path))
             _atomic_write(self.dir / f"{key}.json", json.dumps(record, indent=1).encode())
             self._prune()
         except OSError:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from tier2.browser import BrowserPool
 from tier2.browser.session import SERVED_ORIGIN
 from tier2.errors import BadInput
+from tier2.hostio import ProjectDir
 from tier2.packs import Genre, Pack
 from tier2.settings.loader import Policy
 from tier2.store.spend import SpendGuard
@@ -76,7 +77,7 @@ def read_tables(project: Path, names: list[str]) -> dict[str, Any]:
     tables: dict[str, Any] = {}
     for name in names:
         try:
-            tables[name] = json.loads((project / "data" / name).read_text())
+            tables[name] = json.loads(ProjectDir(project).read_text(f"data/{name}"))  # no link followed
         except (OSError, ValueError):
             tables[name] = {}
     return tables

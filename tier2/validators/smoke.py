@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
+from tier2.hostio import ensure_dir
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import run_bounded
 from tier2.validators.trace import PlayTrace
@@ -69,7 +70,7 @@ async def smoke_default_renderer(
 ) -> dict[str, Path | None]:
     """Run the smoke session and fold its observations into ``trace`` (errors prefixed with the renderer).
     Returns what the session served: each path asked of the serve roots and the file that answered (None: 404)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out_dir)  # under a project's .tier2: no planted link followed (tier2.hostio)
     result: dict[str, Any] = {"booted": False}
     async with GameSession(pool, url, serve_root=serve_root) as s:
         timed_out, errors, _ = await run_bounded(s, _run(s, out_dir, result, boot_timeout_s), total_timeout_s,

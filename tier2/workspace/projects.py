@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import re
 import shutil
+import stat
 import tempfile
 import time
 import uuid
@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import TypedDict
 
 from tier2.errors import BadInput
+from tier2.hostio import ProjectDir
 from tier2.packs import Pack
 
 __all__ = ["ProjectInfo", "new_project", "adopt_project", "read_project", "snapshot", "project_id_for",
            "SNAPSHOT_EXCLUDES"]
 
 META_DIR = ".tier2"
+META_FILE = f"{META_DIR}/project.json"
 #: Never part of a source snapshot: build output, tier2/AgentScope runtime files.
 SNAPSHOT_EXCLUDES = frozenset({
     "dist", META_DIR, "skills", "sessions", ".mcp", "node_modules", ".git", "delivery.json", "screenshot.png",
@@ -77,33 +79,35 @@ def new_project(pack: Pack, dest: Path, project_id: str | None = None, genre: st
 def adopt_project(pack: Pack, path: Path, project_id: str) -> ProjectInfo:
     """Stamp an imported directory as a tier2 project after checking it has the pack's layout."""
     genre = pack.genre_of(path)
+    pdir = ProjectDir(path)
     missing = [rel for rel in [pack.manifest.build.entry, pack.manifest.build.html]
-               + [f"data/{t}" for t in genre.spec.data_tables] if not (path / rel).is_file()]
+               + [f"data/{t}" for t in genre.spec.data_tables] if not pdir.is_file(rel)]
     if missing:
         raise BadInput(f"not a {pack.ref} project: missing {', '.join(missing[:5])}")
     info = ProjectInfo(project_id=project_id_for(project_id), path=str(path), pack=pack.ref, created_at=time.time(),
                        genre=genre.id)
-    (path / META_DIR).mkdir(exist_ok=True)
-    (path / META_DIR / "project.json").write_text(json.dumps(asdict(info), indent=2))
+    pdir.write_text(META_FILE, json.dumps(asdict(info), indent=2))
     return info
 
 
 def read_project(path: Path) -> ProjectInfo:
-    meta = path / META_DIR / "project.json"
-    if not meta.exists():
-        raise BadInput(f"{path} is not a tier2 project ({meta} missing)")
-    return ProjectInfo(**json.loads(meta.read_text()))
+    """The project's ``.tier2/project.json`` (read without following a link: `tier2.hostio`)."""
+    try:
+        raw = ProjectDir(path).read_text(META_FILE, max_bytes=1_000_000)
+    except FileNotFoundError:
+        raise BadInput(f"{path} is not a tier2 project ({path / META_FILE} missing)") from None
+    except OSError as exc:
+        raise BadInput(f"{path} is not a tier2 project: {exc}") from None
+    return ProjectInfo(**json.loads(raw))
 
 
-def _files(root: Path) -> list[Path]:
-    out: list[Path] = []
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if rel.parts and rel.parts[0] in SNAPSHOT_EXCLUDES:
-            continue
-        if path.is_file() and not path.is_symlink():
-            out.append(path)
-    return out
+def _files(root: Path) -> list[str]:
+    """The project's source files (regular files reached through real directories; links are not entered), in
+    path order (component by component, as `Path` sorts)."""
+    pdir = ProjectDir(root)
+    found = [rel for name, st in pdir.listdir() if name not in SNAPSHOT_EXCLUDES
+             for rel, _ in ([(name, st)] if stat.S_ISREG(st.st_mode) else pdir.walk(name))]
+    return sorted(found, key=lambda rel: rel.split("/"))
 
 
 class SourceFile(TypedDict):
@@ -121,10 +125,14 @@ def snapshot(root: Path) -> Snapshot:
     """Source files with their sha256 and one snapshot hash over (path, hash) pairs."""
     files: list[SourceFile] = []
     overall = hashlib.sha256()
-    for path in _files(root):
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        rel = path.relative_to(root).as_posix()
-        files.append({"path": rel, "sha256": digest, "bytes": path.stat().st_size})
+    pdir = ProjectDir(root)
+    for rel in _files(root):
+        try:
+            data = pdir.read_bytes(rel, max_bytes=None)
+        except OSError:
+            continue  # changed under the scan, or no longer a regular file with one name
+        digest = hashlib.sha256(data).hexdigest()
+        files.append({"path": rel, "sha256": digest, "bytes": len(data)})
         overall.update(f"{rel}\0{digest}\n".encode())
     return {"files": files, "sha256": overall.hexdigest()}
 
@@ -142,18 +150,22 @@ def switch_genre(pack: Pack, path: Path, genre_id: str) -> bool:
     current = pack.genre_of(path)
     if current.id == target.id:
         return False
+    pdir = ProjectDir(path)  # never through a link the sandbox planted (tier2.hostio)
     old = _template_files(current.template_dir)
     for rel in old:
-        mine = path / rel
-        if mine.is_symlink() or not mine.is_file() or mine.read_bytes() != (current.template_dir / rel).read_bytes():
+        try:
+            mine = pdir.read_bytes(rel.as_posix(), max_bytes=None)
+        except OSError:
+            return False
+        if mine != (current.template_dir / rel).read_bytes():
             return False
     for rel in old:
-        (path / rel).unlink()
+        pdir.remove(rel.as_posix())
     for rel in sorted({r.parent for r in old if r.parent != Path(".")}, key=lambda r: len(r.parts), reverse=True):
-        with contextlib.suppress(OSError):
-            (path / rel).rmdir()  # only when empty
-    shutil.copytree(target.template_dir, path, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("dist", "node_modules"))
+        if pdir.is_dir(rel.as_posix()) and not pdir.listdir(rel.as_posix()):
+            pdir.remove(rel.as_posix())  # only when empty
+    for rel in _template_files(target.template_dir):
+        pdir.write_bytes(rel.as_posix(), (target.template_dir / rel).read_bytes())
     info = read_project(path)
-    (path / META_DIR / "project.json").write_text(json.dumps(asdict(info) | {"genre": target.id}, indent=2))
+    pdir.write_text(META_FILE, json.dumps(asdict(info) | {"genre": target.id}, indent=2))
     return True

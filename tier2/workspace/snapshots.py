@@ -3,13 +3,14 @@
 A manifest lists every project file that is not build output or tier2/AgentScope runtime (`SNAPSHOT_EXCLUDES`):
 its path, sha256 and mode, or a symlink's target. Its id is the sha256 of its canonical JSON, so equal trees have
 equal ids. `apply` deletes what the manifest does not hold and writes what differs — never through a symlink, never
-outside the project — so after it the project holds exactly the manifest's files (the storage of the blobs is the
-caller's: `tier2.store.snapshots`). A file over the blob cap (``snapshot_blob_bytes``) is never read: the scan
-refuses the snapshot with `QuotaExceeded` (a file that cannot be stored could not be restored either).
+outside the project (`tier2.hostio`) — so after it the project holds exactly the manifest's files (the storage of
+the blobs is the caller's: `tier2.store.snapshots`). A file over the blob cap (``snapshot_blob_bytes``) is never
+read: the scan refuses the snapshot with `QuotaExceeded` (a file that cannot be stored could not be restored either).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tier2.errors import QuotaExceeded
+from tier2.hostio import ProjectDir
 from tier2.workspace.projects import SNAPSHOT_EXCLUDES
 
 __all__ = ["Entry", "Manifest", "scan", "apply"]
@@ -100,8 +102,10 @@ def scan(root: Path, max_blob_bytes: int | None = None) -> tuple[Manifest, dict[
                 elif stat.S_ISREG(st.st_mode):
                     if max_blob_bytes is not None and st.st_size > max_blob_bytes:
                         raise _too_large(rel, st.st_size, max_blob_bytes)
-                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dirfd)
+                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dirfd)
                     with os.fdopen(fd, "rb") as fh:
+                        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for a FIFO/device meanwhile
+                            continue
                         data = fh.read() if max_blob_bytes is None else fh.read(max_blob_bytes + 1)
                     if max_blob_bytes is not None and len(data) > max_blob_bytes:
                         raise _too_large(rel, len(data), max_blob_bytes)
@@ -113,61 +117,50 @@ def scan(root: Path, max_blob_bytes: int | None = None) -> tuple[Manifest, dict[
     return Manifest(sorted(entries, key=lambda e: e.path)), blobs
 
 
-def _safe_parent(root: Path, rel: str) -> Path:
-    """Create ``rel``'s parent directories as real directories inside ``root`` (replacing symlinks/files)."""
-    parent = root
-    for part in Path(rel).parts[:-1]:
-        parent = parent / part
-        if parent.is_symlink() or (parent.exists() and not parent.is_dir()):
-            parent.unlink()
-        if not parent.exists():
-            parent.mkdir()
-    return parent
-
-
 def apply(root: Path, manifest: Manifest, blob: Callable[[str], bytes]) -> int:
-    """Make ``root`` hold exactly ``manifest`` (outside `SNAPSHOT_EXCLUDES`); returns how many entries changed."""
+    """Make ``root`` hold exactly ``manifest`` (outside `SNAPSHOT_EXCLUDES`); returns how many entries changed.
+    Every access goes through `tier2.hostio.ProjectDir` (relative to directory descriptors, no link followed)."""
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
+    pdir = ProjectDir(root)
     want = {e.path: e for e in manifest.entries}
     changed = 0
     for rel, st in reversed(_walk(root)):
         entry = want.get(rel)
-        full = root / rel
         same = entry is not None and (
-            (entry.link is not None and stat.S_ISLNK(st.st_mode) and os.readlink(full) == entry.link)
+            (entry.link is not None and stat.S_ISLNK(st.st_mode) and pdir.readlink(rel) == entry.link)
             or (entry.link is None and stat.S_ISREG(st.st_mode)))
         if not same:
-            full.unlink()
+            pdir.remove(rel)  # (a symlink at a directory's place goes here too: the manifest has no such entry)
             changed += 1
     for entry in manifest.entries:
-        parent = _safe_parent(root, entry.path)
-        full = parent / Path(entry.path).name
         if entry.link is not None:
-            if not full.is_symlink():
-                os.symlink(entry.link, full)
+            now = pdir.lstat(entry.path)
+            if now is None or not stat.S_ISLNK(now.st_mode):
+                if now is not None:
+                    pdir.remove(entry.path)
+                pdir.symlink(entry.path, entry.link)
                 changed += 1
             continue
-        if full.is_symlink():
-            full.unlink()
-        if full.exists():
-            with open(full, "rb") as fh:
-                if hashlib.sha256(fh.read()).hexdigest() == entry.sha256:
-                    if stat.S_IMODE(full.stat().st_mode) & 0o755 != entry.mode:
-                        full.chmod(entry.mode)
-                    continue
-            full.unlink()
-        fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, entry.mode)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob(entry.sha256))
-        os.chmod(full, entry.mode)
+        try:
+            current: bytes | None = pdir.read_bytes(entry.path, max_bytes=None)
+        except OSError:  # missing, or not a regular file with one name: replaced below
+            current = None
+        if current is not None and hashlib.sha256(current).hexdigest() == entry.sha256:
+            now = pdir.lstat(entry.path)
+            if now is not None and stat.S_IMODE(now.st_mode) & 0o755 != entry.mode:
+                pdir.chmod(entry.path, entry.mode)
+            continue
+        pdir.write_bytes(entry.path, blob(entry.sha256), mode=entry.mode)
         changed += 1
     keep = {str(Path(e.path).parent) for e in manifest.entries}
     keep |= {str(p) for e in manifest.entries for p in Path(e.path).parents}
-    for dirpath, _dirnames, _files in os.walk(root, topdown=False):
-        rel = os.path.relpath(dirpath, root)
-        if rel == "." or rel.split(os.sep, 1)[0] in SNAPSHOT_EXCLUDES or rel in keep:
-            continue
-        if not os.listdir(dirpath):
-            os.rmdir(dirpath)  # an empty directory the snapshot did not have
+    for dirpath, dirnames, _files, dirfd in os.fwalk(root, topdown=False, follow_symlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        for name in dirnames:
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            if rel.split(os.sep, 1)[0] in SNAPSHOT_EXCLUDES or rel in keep:
+                continue
+            with contextlib.suppress(OSError):
+                os.rmdir(name, dir_fd=dirfd)  # an empty directory the snapshot did not have (else: not empty)
     return changed

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tier2.hostio import ProjectDir
 from tier2.packs import Pack
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.l2.genre import genre_gate
@@ -34,14 +35,9 @@ def _states(trace: PlayTrace) -> list[dict[str, Any]]:
 def _sources(project: Path | None) -> dict[str, str]:
     if project is None:
         return {}
-    out = {}
-    for sub in ("src", "data"):
-        base = project / sub
-        if base.is_dir():
-            for p in sorted(base.rglob("*")):
-                if p.is_file() and p.suffix in (".js", ".ts", ".mjs", ".json") and p.stat().st_size < 1_000_000:
-                    out[str(p.relative_to(project))] = p.read_text(errors="replace")
-    return out
+    pdir = ProjectDir(project)  # never through a link (tier2.hostio)
+    return {rel: text for sub in ("src", "data")
+            for rel, text in pdir.text_files(sub, suffixes=(".js", ".ts", ".mjs", ".json"), max_bytes=999_999)}
 
 
 def _changed(before: dict[str, Any] | None, after: dict[str, Any] | None, idle: dict[str, Any] | None) -> list[str]:

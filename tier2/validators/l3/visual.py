@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import json
 import math
 import re
@@ -22,6 +23,7 @@ from typing import Any
 from agentscope.message import Base64Source, DataBlock, Msg, TextBlock, UserMsg
 from PIL import Image, ImageFilter
 
+from tier2.hostio import is_host_file, read_file
 from tier2.prompts import render_prompt
 from tier2.validators.base import Finding, ValidationResult
 
@@ -35,10 +37,12 @@ ModelScorer = Callable[[list[Path], str], Awaitable[tuple[str, str]]]
 GATE = "l3.visual_score"
 HEURISTIC_SCORER = "heuristic-image-stats-v1"
 _JSON = re.compile(r"\{.*\}", re.S)
+#: screenshots are read under a project's .tier2 without following links (tier2.hostio), up to this size
+MAX_SHOT_BYTES = 20_000_000
 
 
 def _image_stats(path: Path) -> dict[str, float]:
-    img = Image.open(path).convert("RGB")
+    img = Image.open(io.BytesIO(read_file(path, max_bytes=MAX_SHOT_BYTES))).convert("RGB")
     small = img.resize((160, 120))
     raw = small.tobytes()
     pixels = [(raw[i] >> 4, raw[i + 1] >> 4, raw[i + 2] >> 4) for i in range(0, len(raw), 3)]
@@ -53,7 +57,7 @@ def _image_stats(path: Path) -> dict[str, float]:
 
 def heuristic_score(screenshots: list[Path]) -> dict[str, Any]:
     """Rubric from image statistics: structure (edges), colour variety (entropy), emptiness (dominant colour)."""
-    stats = [_image_stats(p) for p in screenshots if p.is_file()]
+    stats = [_image_stats(p) for p in screenshots if is_host_file(p)]
     if not stats:
         return {"score": 0.0, "looks_finished": 0.0, "matches_brief": None, "degraded": True, "stats": []}
     best = max(stats, key=lambda s: s["entropy"])
@@ -68,7 +72,7 @@ def scorer_message(brief: str, screenshots: list[Path]) -> Msg:
     """The scorer's one user message: the rubric for ``brief`` and up to three screenshots."""
     content: list[TextBlock | DataBlock] = [TextBlock(text=render_prompt("l3_rubric", brief=brief))]
     for p in screenshots[:3]:
-        data = base64.b64encode(p.read_bytes()).decode()
+        data = base64.b64encode(read_file(p, max_bytes=MAX_SHOT_BYTES)).decode()  # never through a link
         content.append(DataBlock(source=Base64Source(data=data, media_type="image/png"), name=p.name))
     return UserMsg("validator", content)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.errors import ToolchainMissing
+from tier2.hostio import ProjectDir
 
 __all__ = ["Scan", "read_sources", "scanner_command", "scan_sources", "scan_sources_async", "DEFAULT_NODE_MODULES"]
 
@@ -23,12 +24,8 @@ Scan = dict[str, dict[str, Any]]
 
 def read_sources(project: Path) -> dict[str, str]:
     """``src/**/*.js`` of a project, keyed by the POSIX path relative to the project (``src/scenes/Play.js``)."""
-    project = Path(project)
-    src = project / "src"
-    if not src.is_dir():
-        return {}
-    return {p.relative_to(project).as_posix(): p.read_text(encoding="utf-8", errors="replace")
-            for p in sorted(src.rglob("*.js")) if p.is_file() and "node_modules" not in p.parts}
+    # never through a link: a project's files are the sandbox's to change (tier2.hostio)
+    return dict(ProjectDir(project).text_files("src", suffixes=(".js",), skip=frozenset({"node_modules"})))
 
 
 def scanner_command(node_modules: Path) -> list[str]:
