@@ -9,10 +9,12 @@ backend (`ProjectFiles`, an AgentScope `BackendBase`) is what the writer's file 
   function that opened it, so a cancelled or timed-out tool call leaks nothing: the caller stops waiting, the
   function still closes its file (issue #29);
 * **regular files only** — a path is resolved (symlinks inside the project are followed as strings, then checked
-  to stay inside), then opened component by component from a descriptor of the project root with ``O_NOFOLLOW``
-  (and ``O_NONBLOCK``: a FIFO never blocks); anything but a regular file is refused with a reason;
-* **writes replace, never write through** — a temporary file in the target directory, then ``rename``: a symlink,
-  FIFO, device or hard link at the name is replaced, not followed; set-id bits are never kept;
+  to stay inside), then opened through `tier2.hostio.ProjectDir` — component by component from a descriptor of the
+  project root with ``O_NOFOLLOW`` (and ``O_NONBLOCK``: a FIFO never blocks); anything but a regular file with one
+  name is refused with a reason;
+* **writes replace, never write through** — `ProjectDir.write_bytes`: a temporary file in the target directory,
+  then ``rename``: a symlink, FIFO, device or hard link at the name is replaced, not followed; set-id bits are
+  never kept;
 * **sizes capped** — one file's content (a Write's or an Edit's *result*: ``replace_all`` cannot grow a file past
   it) and the project's total bytes (tracked from a bounded walk plus every write's delta); reads are capped too.
 
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import stat
 import threading
 import typing
@@ -37,6 +38,8 @@ from typing import Any, Final, TypeVar
 
 from agentscope.tool import BackendBase
 
+from tier2.hostio import ProjectDir, UnsafePath
+
 __all__ = ["FileLimits", "ProjectFiles", "ProjectIOError", "TOOL_IO", "run_tool_io", "project_bytes"]
 
 T = TypeVar("T")
@@ -48,8 +51,6 @@ TOOL_IO = ThreadPoolExecutor(max_workers=TOOL_IO_THREADS, thread_name_prefix="ti
 #: AgentScope's ExecResult, taken from the public BackendBase's own signature (the class is not re-exported).
 _ExecResult: Any = typing.get_type_hints(BackendBase.exec_shell)["return"]
 
-_DIR_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _WALK_ENTRY_CAP: Final = 200_000
 
 
@@ -101,140 +102,72 @@ class ProjectFiles(BackendBase):
 
     def __init__(self, project: Path, limits: FileLimits | None = None) -> None:
         self.root = os.path.realpath(project)
+        self.dir = ProjectDir(self.root)  # every path is opened through tier2's one host-side file helper
         self.limits = limits or FileLimits()
         self._used: int | None = None  # the project's bytes, measured on first write
         self._lock = threading.Lock()
 
     # --- paths -------------------------------------------------------------------------------------------------
 
-    def _parts(self, path: str) -> list[str]:
+    def _rel(self, path: str) -> str:
+        """``path`` (absolute; links inside the project resolved as strings) relative to the project root."""
         if not isinstance(path, str) or not os.path.isabs(path) or "\x00" in path:
             raise ProjectIOError(f"{path!r} is not an absolute path")
         real = os.path.realpath(path)
         if real == self.root:
-            return []
+            return ""
         if not real.startswith(self.root + os.sep):
             raise ProjectIOError(f"{path} is outside the project directory {self.root}")
-        return real[len(self.root) + 1:].split(os.sep)
-
-    def _open_dir(self, parts: list[str], create: bool = False) -> int:
-        """A descriptor of the directory ``parts`` below the root, each component opened without following links
-        (made when ``create``). The caller closes it."""
-        fd = os.open(self.root, _DIR_FLAGS)
-        try:
-            for name in parts:
-                try:
-                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
-                except FileNotFoundError:
-                    if not create:
-                        raise
-                    os.mkdir(name, 0o755, dir_fd=fd)
-                    nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:  # ELOOP/ENOTDIR: a link or a file where a directory is expected
-                    raise ProjectIOError(f"{name} is not a directory inside the project ({exc.strerror})") from None
-                os.close(fd)
-                fd = nxt
-            return fd
-        except BaseException:
-            os.close(fd)
-            raise
+        return real[len(self.root) + 1:]
 
     def _lstat(self, path: str) -> os.stat_result | None:
         try:
-            parts = self._parts(path)
-        except ProjectIOError:
-            return None
-        if not parts:
-            return os.lstat(self.root)
-        try:
-            fd = self._open_dir(parts[:-1])
+            return self.dir.lstat(self._rel(path))
         except OSError:
             return None
-        try:
-            return os.lstat(parts[-1], dir_fd=fd)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
 
     # --- whole operations (each runs on the tool executor) -----------------------------------------------------
 
     def _read(self, path: str) -> bytes:
-        parts = self._parts(path)
-        if not parts:
+        rel = self._rel(path)
+        if not rel:
             raise ProjectIOError(f"{path} is a directory, not a file")
-        dfd = self._open_dir(parts[:-1])
         try:
-            try:
-                fd = os.open(parts[-1], _READ_FLAGS, dir_fd=dfd)
-            except OSError as exc:
-                raise ProjectIOError(f"cannot read {path}: {exc.strerror}") from None
-        finally:
-            os.close(dfd)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise ProjectIOError(f"{path} is {_kind(st.st_mode)}: only regular files can be read")
-            if st.st_size > self.limits.max_read_bytes:
-                raise ProjectIOError(f"{path} is {st.st_size} bytes, over the {self.limits.max_read_bytes}-byte "
-                                     "limit of one read")
-            chunks, left = [], self.limits.max_read_bytes + 1
-            while left > 0:
-                chunk = os.read(fd, min(left, 1 << 20))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
-            if left <= 0:
-                raise ProjectIOError(f"{path} grew past the {self.limits.max_read_bytes}-byte read limit")
-            return b"".join(chunks)
-        finally:
-            os.close(fd)
+            return self.dir.read_bytes(rel, max_bytes=self.limits.max_read_bytes)
+        except UnsafePath as exc:
+            raise ProjectIOError(f"cannot read {path}: {exc}") from None
 
     def _write(self, path: str, data: bytes) -> None:
-        parts = self._parts(path)
-        if not parts:
+        rel = self._rel(path)
+        if not rel:
             raise ProjectIOError(f"{path} names the project directory")
         if len(data) > self.limits.max_file_bytes:
             raise ProjectIOError(f"the new content of {path} would be {len(data)} bytes, over the "
                                  f"{self.limits.max_file_bytes}-byte limit of one file")
-        dfd = self._open_dir(parts[:-1], create=True)
-        name, tmp = parts[-1], f".{parts[-1][:64]}.{secrets.token_hex(6)}.tier2-tmp"
+        old = self.dir.lstat(rel)
+        if old is not None and stat.S_ISDIR(old.st_mode):
+            raise ProjectIOError(f"{path} is a directory")
+        regular = old is not None and stat.S_ISREG(old.st_mode)
+        before = old.st_size if old is not None and regular else 0
+        with self._lock:
+            if self._used is None:
+                self._used = project_bytes(Path(self.root))
+            after = self._used - before + len(data)
+            if len(data) > before and after > self.limits.max_project_bytes:
+                raise ProjectIOError(f"the project would hold {after} bytes, over its "
+                                     f"{self.limits.max_project_bytes}-byte limit")
+            self._used = after
+        mode = stat.S_IMODE(old.st_mode) & 0o777 if old is not None and regular else 0o644  # never a set-id bit
         try:
-            try:
-                old = os.lstat(name, dir_fd=dfd)
-            except FileNotFoundError:
-                old = None
-            if old is not None and stat.S_ISDIR(old.st_mode):
-                raise ProjectIOError(f"{path} is a directory")
-            before = old.st_size if old is not None and stat.S_ISREG(old.st_mode) else 0
-            with self._lock:
-                if self._used is None:
-                    self._used = project_bytes(Path(self.root))
-                after = self._used - before + len(data)
-                if len(data) > before and after > self.limits.max_project_bytes:
-                    raise ProjectIOError(f"the project would hold {after} bytes, over its "
-                                         f"{self.limits.max_project_bytes}-byte limit")
-                self._used = after
-            mode = stat.S_IMODE(old.st_mode) & 0o777 if old is not None and stat.S_ISREG(old.st_mode) else 0o644
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dfd)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fchmod(fd, mode)
-            finally:
-                os.close(fd)
-            try:
-                os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-            except OSError:
-                os.unlink(tmp, dir_fd=dfd)
-                raise
-        finally:
-            os.close(dfd)
+            self.dir.write_bytes(rel, data, mode=mode)
+        except UnsafePath as exc:
+            raise ProjectIOError(f"cannot write {path}: {exc}") from None
 
     def _mkdirs(self, path: str) -> None:
-        os.close(self._open_dir(self._parts(path), create=True))
+        try:
+            self.dir.mkdirs(self._rel(path))
+        except UnsafePath as exc:
+            raise ProjectIOError(str(exc)) from None
 
     # --- BackendBase -------------------------------------------------------------------------------------------
 
