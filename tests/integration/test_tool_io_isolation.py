@@ -19,10 +19,7 @@ import redis.asyncio as aioredis
 from agentscope.message import ToolResultState
 from agentscope.tool import Read
 
-from tier2.app import build_app
-from tier2.runs import Runtime
-from tier2.service import deps
-from tier2.settings.loader import REPO_ROOT, PolicyStore, Settings, load_security
+from tests.integration.routes_helpers import TWO_TENANTS, routes_client
 from tier2.store.keys import Keys
 from tier2.store.run_store import RunStore
 from tier2.tools.project_io import TOOL_IO, TOOL_IO_THREADS, ProjectFiles
@@ -45,14 +42,8 @@ async def service(redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                            project_id="game-b", dispatch=False, tenant="tenant-b",
                            thread=("t-b1", {"tenant": "tenant-b", "project_id": "game-b",
                                             "project_dir": str(b_project)}))
-    monkeypatch.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-0001,tenant-b:key-of-tenant-b-0002")
-    settings = Settings(workspaces=tmp_path / "ws", redis_url=redis_url)
-    app = build_app(settings, redis_url, workers=0)
-    rt = Runtime(settings=settings, security=load_security(REPO_ROOT / "config"),
-                 policies=PolicyStore(REPO_ROOT / "config"), pack=None, pool=None, store=store,  # type: ignore[arg-type]
-                 redis_url=redis_url)
-    app.dependency_overrides[deps.runtime] = lambda: rt
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+    monkeypatch.setenv("TIER2_API_KEYS", TWO_TENANTS)
+    async with routes_client(store, tmp_path / "ws", redis_url) as c:
         yield c, a_project, b_project
     await store.close()
 

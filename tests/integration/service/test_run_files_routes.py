@@ -13,10 +13,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
-from tier2.app import build_app
-from tier2.runs import Runtime
-from tier2.service import deps
-from tier2.settings.loader import REPO_ROOT, PolicyStore, Settings, load_security
+from tests.integration.routes_helpers import TWO_TENANTS, routes_client
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.keys import Keys
 from tier2.store.run_store import RunStore
@@ -71,14 +68,8 @@ async def client(redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                            project_id="game-a1", dispatch=False, tenant="tenant-a")
     await store.accept_run("r-a2", {"status": "queued", "brief": "a bakery", "tenant": "tenant-a",
                                     "project_id": "game-a2"}, project_id="game-a2", dispatch=False, tenant="tenant-a")
-    monkeypatch.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-0001,tenant-b:key-of-tenant-b-0002")
-    settings = Settings(workspaces=tmp_path / "ws", redis_url=redis_url)
-    app = build_app(settings, redis_url, workers=0)
-    rt = Runtime(settings=settings, security=load_security(REPO_ROOT / "config"),
-                 policies=PolicyStore(REPO_ROOT / "config"), pack=None, pool=None, store=store,  # type: ignore[arg-type]
-                 redis_url=redis_url)
-    app.dependency_overrides[deps.runtime] = lambda: rt
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://studio.test") as c:
+    monkeypatch.setenv("TIER2_API_KEYS", TWO_TENANTS)
+    async with routes_client(store, tmp_path / "ws", redis_url, base_url="http://studio.test") as c:
         yield c, store, project
     await store.close()
 

@@ -12,10 +12,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
-from tier2.app import build_app
-from tier2.runs import Runtime
-from tier2.service import deps
-from tier2.settings.loader import REPO_ROOT, PolicyStore, Settings, load_security
+from tests.integration.routes_helpers import TWO_TENANTS, routes_client
 from tier2.store.keys import Keys
 from tier2.store.run_store import RunStore
 
@@ -56,15 +53,9 @@ async def test_the_store_returns_none_for_another_tenants_record(store: RunStore
 @pytest.fixture
 async def client(store: RunStore, tmp_path: Path, redis_url: str,
                  monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[httpx.AsyncClient]:
-    monkeypatch.setenv("TIER2_API_KEYS", "tenant-a:key-of-tenant-a-0001,tenant-b:key-of-tenant-b-0002")
-    settings = Settings(workspaces=tmp_path / "ws", redis_url=redis_url)
-    app = build_app(settings, redis_url, workers=0)
+    monkeypatch.setenv("TIER2_API_KEYS", TWO_TENANTS)
     # the routes read through the runtime only: the store above, no browser or pack needed (no lifespan runs)
-    rt = Runtime(settings=settings, security=load_security(REPO_ROOT / "config"),
-                 policies=PolicyStore(REPO_ROOT / "config"), pack=None, pool=None, store=store,  # type: ignore[arg-type]
-                 redis_url=redis_url)
-    app.dependency_overrides[deps.runtime] = lambda: rt
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+    async with routes_client(store, tmp_path / "ws", redis_url) as c:
         yield c
 
 
