@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 
 from tier2.errors import StaleLease
 from tier2.hostio import ProjectDir
@@ -39,7 +39,6 @@ from tier2.settings.tenants import TenantLimits
 from tier2.store.checkpoints import CheckpointStore, resume_stage
 from tier2.store.dispatch import Dispatcher
 from tier2.store.finish import RunEnd, finish_run
-from tier2.store.keys import DISPATCH_GROUP
 from tier2.store.leases import AttemptOutcome, Lease, LeaseStore
 from tier2.store.lifecycle import is_terminal
 from tier2.store.snapshot_gc import SnapshotGC
@@ -54,11 +53,8 @@ def worker_name() -> str:
 
 
 async def ensure_group(rt: Runtime) -> None:
-    try:
-        await rt.store.r.xgroup_create(rt.store.keys.dispatch(), DISPATCH_GROUP, id="0", mkstream=True)
-    except ResponseError as exc:
-        if "BUSYGROUP" not in str(exc):
-            raise
+    """The dispatch stream's consumer group (`Dispatcher.ensure_group`)."""
+    await Dispatcher(rt.store.r, rt.store.keys, {}).ensure_group()
 
 
 class Worker:
@@ -73,7 +69,7 @@ class Worker:
 
     async def serve(self, stop: asyncio.Event) -> None:
         """Take runs until ``stop`` is set; then interrupt running attempts (their runs resume elsewhere)."""
-        await ensure_group(self.rt)
+        await self.dispatcher.ensure_group()
         await self._collect_snapshots()
         log.info("worker %s consuming %s", self.name, self.rt.store.keys.dispatch())
         try:
@@ -112,17 +108,14 @@ class Worker:
             log.warning("worker %s: snapshot GC pass failed (%s)", self.name, exc)
 
     async def _next(self) -> tuple[str, str] | None:
-        r, k = self.rt.store.r, self.rt.store.keys
         ttl_ms = int(self.rt.policies.snapshot().durability.lease_ttl_s * 1000)
-        _next_id, claimed, *_ = await r.xautoclaim(k.dispatch(), DISPATCH_GROUP, self.name, min_idle_time=ttl_ms,
-                                                   start_id="0-0", count=1)
-        for entry_id, fields in claimed:
-            if fields and fields.get("run_id") not in self.running:
-                return entry_id, fields["run_id"]
+        reclaimed = await self.dispatcher.reclaim(self.name, ttl_ms, skip=self.running)
+        if reclaimed is not None:
+            return reclaimed
         return await self.dispatcher.take(self.name, self.block_ms)  # fair across tenants (store.dispatch)
 
     async def _ack(self, entry_id: str) -> None:
-        await self.rt.store.r.xack(self.rt.store.keys.dispatch(), DISPATCH_GROUP, entry_id)
+        await self.dispatcher.ack(entry_id)
 
     async def _handle(self, entry_id: str, run_id: str) -> None:
         store = self.rt.store
@@ -231,7 +224,7 @@ class Worker:
                     lost.set()
                     attempt.cancel()
                     return
-                await r.xclaim(k.dispatch(), DISPATCH_GROUP, self.name, 0, [entry_id], justid=True)
+                await self.dispatcher.keep(self.name, entry_id)
                 await r.hset(k.workers(), self.name, json.dumps({"at": time.time(), "run": lease.run_id}))
             except (RedisError, OSError) as exc:
                 log.warning("worker %s: heartbeat failed (%s); retrying", self.name, exc)

@@ -1,4 +1,5 @@
-"""Fair dispatch: which accepted run a worker starts next (round-robin over tenants, ``max_running`` each).
+"""Fair dispatch: which accepted run a worker starts next (round-robin over tenants, ``max_running`` each), and
+every other operation on the dispatch stream (group, reclaim, hold, ack): the one owner of that stream's commands.
 
 The dispatch stream (`Keys.dispatch`, consumer group `DISPATCH_GROUP`) stays the outbox *and* the reclaim
 mechanism; it carries two kinds of entry:
@@ -20,9 +21,10 @@ Runs in flight per tenant are a self-healing SET pruned of terminal runs when co
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
 
 from tier2.events import TERMINAL_STATUSES
 from tier2.store.keys import DISPATCH_GROUP, Keys
@@ -88,6 +90,32 @@ class Dispatcher:
             "running": keys.template("tenant_running"), "cancel": keys.template("run_cancel"),
             "terminal": sorted(TERMINAL_STATUSES), "max_running": dict(max_running),
         })
+
+    async def ensure_group(self) -> None:
+        """The stream and its consumer group (idempotent)."""
+        try:
+            await self.r.xgroup_create(self.keys.dispatch(), DISPATCH_GROUP, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def reclaim(self, consumer: str, min_idle_ms: int, skip: Collection[str] = ()) -> tuple[str, str] | None:
+        """(entry id, run id) of a started run whose worker stopped renewing it for ``min_idle_ms`` — now pending
+        for ``consumer`` — unless its run is one of ``skip`` (already running here)."""
+        _next_id, claimed, *_ = await self.r.xautoclaim(self.keys.dispatch(), DISPATCH_GROUP, consumer,
+                                                        min_idle_time=min_idle_ms, start_id="0-0", count=1)
+        for entry_id, fields in claimed:
+            if fields and fields.get("run_id") not in skip:
+                return entry_id, fields["run_id"]
+        return None
+
+    async def keep(self, consumer: str, entry_id: str) -> None:
+        """Renew ``consumer``'s hold on a started entry (its idle time restarts: nobody reclaims it)."""
+        await self.r.xclaim(self.keys.dispatch(), DISPATCH_GROUP, consumer, 0, [entry_id], justid=True)
+
+    async def ack(self, entry_id: str) -> None:
+        """The started run's end: its entry is no longer pending for anyone."""
+        await self.r.xack(self.keys.dispatch(), DISPATCH_GROUP, entry_id)
 
     async def take(self, consumer: str, block_ms: int) -> tuple[str, str] | None:
         """(entry id, run id) of the run this consumer starts now — the entry is pending for it until acked —
