@@ -18,7 +18,7 @@ import pytest
 from tests.e2e.helpers import serve_in_process, wait_finished
 from tier2.settings.loader import REPO_ROOT, Settings
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 A = {"Authorization": "Bearer key-of-tenant-a-777"}
 B = {"Authorization": "Bearer key-of-tenant-b-888"}

@@ -173,13 +173,13 @@ async def test_artifacts_are_sandboxed_downloads(local: httpx.AsyncClient, deliv
 
 
 async def test_a_hostile_game_page_cannot_act_as_the_api(local: httpx.AsyncClient, delivered: dict[str, Any],
-                                                         local_ws: Path, browser: Browser, pool: Any) -> None:
+                                                         local_ws: Path, browser: Browser, viewer_pool: Any) -> None:
     """The game still plays through ``links.play``; then the page is replaced by one that reads the runs and starts
     one: at its artifact URL it is a download (nothing runs); through the play route it runs sandboxed and reaches
     nothing of the API."""
     run_id = delivered["run_id"]
     grant = (await local.post(f"/v1/runs/{run_id}/play-token")).json()
-    seen = await play_in_chromium(pool, f"{local.base_url}{grant['url']}")
+    seen = await play_in_chromium(viewer_pool, f"{local.base_url}{grant['url']}")
     assert seen["errors"] == [] and seen["after"]["money"] < seen["before"]["money"]
 
     context = await browser.new_context(accept_downloads=True)

@@ -23,6 +23,7 @@ from agentscope.tool import ToolBase, Toolkit
 from tier2.middleware import RunLayers, build_middlewares
 from tier2.middleware.read_only import READ_ONLY_TOOLS, ReadOnlyGuardMiddleware
 from tier2.packs import Pack
+from tier2.packs.skills import load_skills
 from tier2.prompts import load_prompt, render_prompt
 from tier2.tools import make_file_tools, make_rw_tools
 
@@ -53,10 +54,11 @@ def read_only_tools(project: Path) -> list[ToolBase]:
 
 
 def role_toolkit(tools: Sequence[ToolBase], pack: Pack) -> Toolkit:
-    """A read-only role's toolkit: ``tools`` and the skills of every agent role (`Pack.agent_skill_dirs`, read
-    from their directories; the writer gets the same list through its workspace). AgentScope adds its ``Skill``
-    viewer, which shows a registered skill by name and reads nothing else."""
-    return Toolkit(tools=list(tools), skills_or_loaders=[str(d) for d in pack.agent_skill_dirs])
+    """A read-only role's toolkit: ``tools`` and the skills of every agent role (`Pack.agent_skill_dirs`, read once,
+    each file closed before the toolkit exists: `tier2.packs.skills.load_skills`; the writer gets the same list
+    through its workspace). AgentScope adds its ``Skill`` viewer, which shows a registered skill by name and reads
+    nothing else."""
+    return Toolkit(tools=list(tools), skills_or_loaders=list(load_skills(pack.agent_skill_dirs)))
 
 
 def system_prompt(role: str, project: Path, pack: Pack) -> str:

@@ -15,6 +15,7 @@ from agentscope.tool import ToolBase, Toolkit
 from agentscope.workspace import LocalWorkspace
 
 from tier2.middleware import RunLayers, build_middlewares
+from tier2.middleware.cancel import finish_before_cancel
 from tier2.middleware.path_guard import MAX_WRITE_BYTES
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
@@ -91,7 +92,7 @@ async def build_writer(
     most bytes the project's files may hold after a Write or an Edit."""
     home = home or project.parent / f".{project.name}.agent"
     workspace = project_workspace(project_id, project, home, pack.agent_skill_dirs)
-    await workspace.initialize()
+    await finish_before_cancel(workspace.initialize())  # AgentScope reads and copies the skills in threads
     tool_ctx = GameToolContext(project=project, pack=pack, runner=runner, reports_dir=reports_dir,
                                build_timeout_s=policy.timeouts.build_s,
                                results=results if results is not None else ToolResults(),
@@ -103,7 +104,7 @@ async def build_writer(
     docs_tools = make_docs_tools(pack, docs_cache) if policy.engine_docs.tool else []  # EngineDocs
     toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + command_tools
                       + docs_tools + list(extra_tools),
-                      skills_or_loaders=await workspace.list_skills())
+                      skills_or_loaders=await finish_before_cancel(workspace.list_skills()))
     system_prompt = render_prompt(
         "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,
         behaviours=", ".join(pack.behaviours) or "(see the pack skills)",

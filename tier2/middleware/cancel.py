@@ -11,19 +11,38 @@ Read opens the file in a worker thread, and a read abandoned mid-open leaks the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, TypeVar
 
 from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolChunk, ToolResponse
 
 from tier2.middleware._kwargs import ActingNext, StreamNext, acting_kwargs
 
-__all__ = ["CancelMiddleware", "FINISH_ON_CANCEL", "READ_GRACE_S"]
+__all__ = ["CancelMiddleware", "FINISH_ON_CANCEL", "READ_GRACE_S", "finish_before_cancel"]
 
 #: tools whose call in flight completes before a cancellation takes effect (fast, side-effect free reads)
 FINISH_ON_CANCEL = frozenset({"Read"})
 READ_GRACE_S = 5.0
+
+
+T = TypeVar("T")
+
+
+async def finish_before_cancel(work: Awaitable[T], grace_s: float = READ_GRACE_S) -> T:
+    """Await ``work``; a cancellation arriving meanwhile lets it finish first (at most ``grace_s``), then
+    propagates. For third-party file I/O that opens files in a worker thread (AgentScope's aiofiles reads): abandoned
+    mid-open, the file object would be left to the garbage collector, unclosed."""
+    task = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait([task], timeout=grace_s)
+        if not task.done():
+            task.cancel()
+        elif not task.cancelled():
+            task.exception()  # seen: a failed piece of work does not warn "exception never retrieved"
+        raise
 
 
 class CancelMiddleware(MiddlewareBase):
@@ -53,15 +72,5 @@ class CancelMiddleware(MiddlewareBase):
         async def whole() -> list[ToolChunk | ToolResponse]:
             return [chunk async for chunk in next_handler(**input_kwargs)]
 
-        task = asyncio.ensure_future(whole())
-        try:
-            chunks = await asyncio.shield(task)
-        except asyncio.CancelledError:
-            await asyncio.wait([task], timeout=READ_GRACE_S)  # the read completes (and closes its file) first
-            if not task.done():
-                task.cancel()
-            elif not task.cancelled():
-                task.exception()  # seen: a failed read does not warn "exception never retrieved"
-            raise
-        for chunk in chunks:
+        for chunk in await finish_before_cancel(whole()):  # the read completes (and closes its file) first
             yield chunk

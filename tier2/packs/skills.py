@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Final
 
 import frontmatter
+from agentscope.skill import Skill
 
 from tier2.errors import PackError
 from tier2.settings.loader import REPO_ROOT
 
-__all__ = ["CORE_SKILLS_DIR", "MAX_DESCRIPTION_CHARS", "MAX_SKILL_BYTES", "check_skill", "core_skill_dirs"]
+__all__ = ["CORE_SKILLS_DIR", "MAX_DESCRIPTION_CHARS", "MAX_SKILL_BYTES", "check_skill", "core_skill_dirs",
+           "load_skills"]
 
 CORE_SKILLS_DIR: Final = REPO_ROOT / "skills"
 #: one SKILL.md, front matter included: the whole text goes into the context when the model opens it
@@ -71,3 +73,32 @@ def core_skill_dirs(root: Path = CORE_SKILLS_DIR) -> tuple[Path, ...]:
     for d in dirs:
         check_skill(d)
     return dirs
+
+
+def load_skills(dirs: list[Path]) -> list[Skill]:
+    """The skills under ``dirs`` (each a skill directory, or a folder of them) as AgentScope `Skill` objects, read
+    now with a plain ``open`` (closed before this returns). A toolkit given these never reads a file itself:
+    AgentScope's directory loader re-reads every ``SKILL.md`` through aiofiles in a worker thread on each listing,
+    and a listing abandoned by a cancelled run left the file open (found by the suite's leak check)."""
+    out: list[Skill] = []
+    for base in dirs:
+        roots = [base] if (base / "SKILL.md").is_file() else sorted(p for p in base.iterdir() if p.is_dir())
+        for root in roots:
+            skill = _load_one(root)
+            if skill is not None:
+                out.append(skill)
+    return out
+
+
+def _load_one(root: Path) -> Skill | None:
+    md = root / "SKILL.md"
+    if not md.is_file():
+        return None
+    with md.open(encoding="utf-8") as fh:
+        content = frontmatter.loads(fh.read())
+    name, description = content.get("name"), content.get("description")
+    if not name or not description:
+        return None
+    return Skill(name=str(name), description=str(description), dir=str(root), markdown=content.content,
+                 updated_at=md.stat().st_mtime)
+
