@@ -7,10 +7,9 @@ not deliverable -> lost. A search over purchase counts finds such a state or giv
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from tier2.validators.data.economy import Converter, EconomyModel, Sink
+from tier2.validators.data.economy_model import Converter, EconomyModel, Sink
 
 __all__ = ["MAX_DEPTH", "NODE_LIMIT", "bankruptcy_path", "makers_of", "take"]
 

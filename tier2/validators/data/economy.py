@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.data.bankruptcy import MAX_DEPTH, bankruptcy_path, makers_of
+from tier2.validators.data.economy_model import Converter, EconomyModel, Sink, Source
 
 __all__ = ["GATE_ID", "Converter", "EconomyModel", "Sink", "Source", "check_economy", "cost_function"]
 
@@ -30,45 +30,9 @@ EXAMPLES = 20
 Cost = Callable[[str, int], float | None]
 
 
-@dataclass(frozen=True)
-class Source:
-    item: str
-    price: float
-
-
 class _Cheapest(TypedDict):
     item: str
     price: float
-
-
-@dataclass(frozen=True)
-class Sink:
-    id: str
-    item: str
-    qty: int
-    reward: float
-
-
-@dataclass(frozen=True)
-class Converter:
-    id: str
-    inputs: dict[str, int]
-    outputs: dict[str, int]
-    duration_s: float = 0.0
-    perish_s: float | None = None  # the outputs are lost when not collected this long after they are ready
-
-
-@dataclass
-class EconomyModel:
-    has_money: bool = True
-    start_money: float = 0
-    sources: list[Source] = field(default_factory=list)
-    sinks: list[Sink] = field(default_factory=list)
-    converters: list[Converter] = field(default_factory=list)
-    sequential: bool = False
-    goal_money: float | None = None
-    time_limit_s: float | None = None
-    name: str = ""
 
 
 def cost_function(model: EconomyModel) -> Cost:
