@@ -17,11 +17,13 @@ from agentscope.workspace import LocalWorkspace
 from tier2.middleware import RunLayers, build_middlewares
 from tier2.middleware.cancel import finish_before_cancel
 from tier2.middleware.path_guard import MAX_WRITE_BYTES
+from tier2.models.images import image_route
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
 from tier2.sandbox import CommandSessions, Sandbox
 from tier2.settings.loader import Policy
 from tier2.tools import FileLimits, GameToolContext, ToolResults, make_file_tools, make_game_tools, make_rw_tools
+from tier2.tools.assets import make_asset_tools
 from tier2.tools.commands import CommandQuiesceMiddleware, make_command_tools
 from tier2.tools.docs import make_docs_tools
 from tier2.validators import ValidationRunner
@@ -102,8 +104,9 @@ async def build_writer(
     file_tools = make_rw_tools(project, limits)
     command_tools = make_command_tools(commands) if commands is not None else []
     docs_tools = make_docs_tools(pack, docs_cache) if policy.engine_docs.tool else []  # EngineDocs
-    toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + command_tools
-                      + docs_tools + list(extra_tools),
+    asset_tools = make_asset_tools(project, image_route(policy))  # RequestAsset (the asset pool)
+    toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + asset_tools
+                      + command_tools + docs_tools + list(extra_tools),
                       skills_or_loaders=await finish_before_cancel(workspace.list_skills()))
     system_prompt = render_prompt(
         "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,

@@ -14,7 +14,10 @@ Predicate kinds (``predicate.kind``):
 * ``play_event`` ``{counter}`` — a counter in the game's state (``ordersDone``, ``kills``...) goes up in play;
 * ``state_value`` ``{key, min?, max?}`` — the game's state at the start of play has ``key`` within bounds;
 * ``min_count`` ``{table, field, n}`` — ``data/<table>`` lists at least ``n`` entries under ``field``;
-* ``gate_passes`` ``{gate}`` — another gate (``l1.economy``, ``l2.genre``...) passed on the same build.
+* ``gate_passes`` ``{gate}`` — another gate (``l1.economy``, ``l2.genre``...) passed on the same build;
+* ``asset_role`` ``{role, asset}`` — in play, a display object the game reports for ``role`` (player, enemy,
+  pickup, goods, customer, obstacle, backdrop) uses the registered asset ``asset`` (an asset key,
+  `tier2.design.assets.asset_key`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
+
+from tier2.design.assets import ASSET_KEY
 
 __all__ = ["PREDICATE_KINDS", "SPEC_SCHEMA", "SPEC_VERSION", "spec_sha256", "validate_spec"]
 
@@ -44,6 +49,8 @@ _PRED: dict[str, tuple[list[str], dict[str, Any]]] = {
                                             "field": {"type": "string", "minLength": 1, "maxLength": 40},
                                             "n": {"type": "integer", "minimum": 1, "maximum": 1000}}),
     "gate_passes": (["gate"], {"gate": {"type": "string", "pattern": "^l[12]\\.[a-z0-9_.]+$"}}),
+    "asset_role": (["role", "asset"], {"role": {"type": "string", "pattern": "^[a-z_]{2,32}$"},
+                                       "asset": {"type": "string", "pattern": ASSET_KEY.pattern}}),
 }
 PREDICATE_KINDS = tuple(_PRED)
 

@@ -46,7 +46,7 @@ SNAPSHOT_KEY = "tier2.snapshot"
 #: a storage quota that stopped the run: ``{"run": <run id>, "detail": <reason>}`` (a checkpoint carries it)
 QUOTA_KEY = "tier2.quota"
 #: tools whose completion changes project files
-WRITE_TOOLS = frozenset({"Write", "Edit", "Bash"})
+WRITE_TOOLS = frozenset({"Write", "Edit", "Bash", "RequestAsset"})
 
 
 @dataclass(frozen=True)

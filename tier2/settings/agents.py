@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["AGENT_ROLES", "check_routing", "resolve_role", "fallback_chain"]
 
 #: Roles with a route of their own; ``designer.<area>`` (e.g. designer.economy) is accepted as well.
-AGENT_ROLES = ("leader", "designer", "writer", "explorer", "reviewer", "l3_scorer")
+AGENT_ROLES = ("leader", "designer", "writer", "explorer", "reviewer", "l3_scorer", "assets")
 _DESIGNER = re.compile(r"^designer\.[a-z][a-z0-9_]*$")
 
 
@@ -39,6 +39,11 @@ def check_routing(models: Mapping[str, Any], agents: Mapping[str, str]) -> None:
                              "and designer.<area>")
         if route not in models:
             raise ValueError(f"agents.{role}: unknown model route {route!r}; configured routes: {known}")
+        kind = getattr(models[route], "kind", None)
+        if (role == "assets") != (kind == "images") and not (role == "assets" and kind == "offline"):
+            raise ValueError(f"agents.{role}: route {route!r} is of kind {kind!r}; "
+                             + ("the assets role takes an images (or offline) route" if role == "assets"
+                                else "an images route serves only the assets role"))
     for name, route in models.items():
         fb = getattr(route, "fallback", None)
         if fb is not None and fb not in models:

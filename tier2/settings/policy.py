@@ -22,10 +22,11 @@ __all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy"
 
 
 class ModelRoute(BaseModel):
-    """One named model route: the offline policy or an OpenAI-compatible endpoint."""
+    """One named model route: the offline policy, an OpenAI-compatible chat endpoint, or (``images``) an
+    OpenAI-compatible images endpoint (``POST {base_url}/images/generations``; only the ``assets`` role uses one)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: Literal["offline", "openai"]
+    kind: Literal["offline", "openai", "images"]
     model: str
     base_url: str | None = None
     api_key_env: str | None = None

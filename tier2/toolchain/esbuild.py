@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tier2.design.asset_pool import publish_assets
 from tier2.errors import ToolchainMissing
 from tier2.hostio import ProjectDir
 from tier2.packs import BuildProfile, Pack
@@ -159,7 +160,8 @@ def copy_inside(src: Path, dst: Path, root: Path) -> None:
 
 async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0,
                     launcher: Launcher | None = None) -> BuildResult:
-    """Bundle ``project`` into ``dist/`` (bundle + index.html). Never raises for build errors. ``launcher``: run
+    """Bundle ``project`` into ``dist/`` (bundle + index.html + the registered assets that verify, `publish_assets`).
+    Never raises for build errors. ``launcher``: run
     esbuild inside the workspace's sandbox (`tier2.sandbox.Sandbox.launcher`)."""
     pack.check_toolchain()
     profile = pack.manifest.build
@@ -180,6 +182,10 @@ async def run_build(pack: Pack, project: Path, timeout_s: float = 60.0,
         return BuildResult(ok=False, errors=[BuildError(f"{profile.html} missing")], log=log, duration_ms=duration)
     html_dst = bundle.parent / "index.html"
     copy_inside(html_src, html_dst, project)
+    try:  # the registered assets (assets/manifest.json) that verify, beside the page: dist/assets/
+        publish_assets(ProjectDir(project), os.path.join(os.path.dirname(profile.outfile) or ".", "assets"))
+    except OSError as exc:
+        return BuildResult(ok=False, errors=[BuildError(f"assets: {exc}")], log=log, duration_ms=duration)
     st = ProjectDir(project).lstat(bundle)  # the bundle's own status: a link or FIFO there is not a build
     if st is None or not stat.S_ISREG(st.st_mode):
         return BuildResult(ok=False, errors=[BuildError(f"{profile.outfile} is not a regular file")], log=log,

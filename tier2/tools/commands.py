@@ -115,7 +115,7 @@ def make_command_tools(sessions: CommandSessions) -> list[ToolBase]:
 
 #: tools that read or write project files from the host (or serve them to the browser): never while a command in
 #: the sandbox could change those files under them (e.g. swap a file for a symlink to a host path mid-call)
-HOST_SIDE_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep", "Build", "RunGame"})
+HOST_SIDE_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep", "Build", "RunGame", "RequestAsset"})
 
 
 class CommandQuiesceMiddleware(MiddlewareBase):

@@ -9,6 +9,7 @@ the game by playing and must lose it by playing — through real key presses of 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,8 +102,13 @@ async def _to_play(s: GameSession, start: str) -> dict[str, Any]:
     return state
 
 
+#: after these many actions of the win play, the probe's observer (the asset report) looks at the screen
+OBSERVE_AT = frozenset({5, 20, 60, 150})
+
+
 async def _play(s: GameSession, policy: Policy, state: dict[str, Any], actions: dict[str, Any],
-                tables: dict[str, Any], limit: int, frames: int, rep: LatchReport, what: str) -> tuple[str | None, int]:
+                tables: dict[str, Any], limit: int, frames: int, rep: LatchReport, what: str,
+                observe: Callable[[str], Awaitable[None]] | None = None) -> tuple[str | None, int]:
     n = 0
     if what == "win":
         rep.win_start = numbers(state)
@@ -113,6 +119,8 @@ async def _play(s: GameSession, policy: Policy, state: dict[str, Any], actions: 
             break
         n += 1
         state = await _act(s, actions, *step)
+        if observe is not None and what == "win" and n in OBSERVE_AT and state.get("outcome") == "running":
+            await observe(f"win play, action {n}")
     if what == "win":
         rep.win_end = numbers(state)
     return state.get("outcome"), n
@@ -124,8 +132,10 @@ def _key(actions: dict[str, Any], name: str, default: str) -> str:
 
 
 async def play_latches(s: GameSession, actions: dict[str, Any], genre: Genre | None,
-                       tables: dict[str, Any] | None) -> LatchReport:
-    """Idle, abandon, then the genre probe's win and lose plays, each from a fresh Play."""
+                       tables: dict[str, Any] | None,
+                       observe: Callable[[str], Awaitable[None]] | None = None) -> LatchReport:
+    """Idle, abandon, then the genre probe's win and lose plays, each from a fresh Play. ``observe(screen)`` is
+    called a few times during the win play (`OBSERVE_AT`), while it is still running."""
     rep = LatchReport(genre=genre.id if genre else None)
     start, abandon = _key(actions, "start", "Space"), _key(actions, "abandon", "Escape")
     state = await _to_play(s, start)
@@ -141,7 +151,7 @@ async def play_latches(s: GameSession, actions: dict[str, Any], genre: Genre | N
     bounds = genre.spec.probe
     state = await _to_play(s, start)
     rep.win_outcome, rep.win_actions = await _play(s, win, state, actions, tables, bounds.max_win_actions,
-                                                   bounds.action_frames, rep, "win")
+                                                   bounds.action_frames, rep, "win", observe)
     state = await _to_play(s, start)
     rep.lose_outcome, rep.lose_actions = await _play(s, lose, state, actions, tables, bounds.max_lose_actions,
                                                      bounds.action_frames, rep, "lose")

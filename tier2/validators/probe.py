@@ -90,6 +90,38 @@ async def _shot(s: GameSession, trace: PlayTrace, out_dir: Path, name: str) -> N
     trace.screenshots.append(str(path))
     trace.pixels.append(pixel_stats(png, str(path)))
     await collect_legibility(s, trace, name)
+    await _assets(s, trace, name)
+
+
+_ASSETS_JS = (f"() => {{ try {{ return {_HOOK} && typeof {_HOOK}.assets === 'function' ? "
+              f"JSON.parse(JSON.stringify({_HOOK}.assets())) : null; }} "
+              "catch (e) { return {error: String(e)}; } }")
+
+
+async def _assets(s: GameSession, trace: PlayTrace, screen: str) -> None:
+    """Merge the game's asset report (`window.__TIER2__.assets()`, pack games since the asset pool) into the trace:
+    what loaded or failed, and which texture key each role's display objects use on this screen."""
+    raw = await s.evaluate(_ASSETS_JS)
+    if not isinstance(raw, dict):
+        return
+    if "error" in raw:
+        trace.notes.append(f"__TIER2__.assets() threw on screen {screen}: {str(raw['error'])[:200]}")
+        return
+    out = trace.assets or {"registered": [], "loaded": [], "failed": [], "roles": {}}
+    for k in ("registered", "loaded", "failed"):
+        vals = raw.get(k)
+        if isinstance(vals, list):
+            out[k] = list(dict.fromkeys([*out[k], *(str(v)[:100] for v in vals[:64])]))
+    roles = raw.get("roles")
+    if isinstance(roles, dict):
+        for role, keys in list(roles.items())[:16]:
+            if isinstance(keys, list):
+                seen = out["roles"].setdefault(str(role)[:32], {})
+                for key in keys[:32]:
+                    screens = seen.setdefault(str(key)[:100], [])
+                    if screen not in screens:
+                        screens.append(screen)
+    trace.assets = out
 
 
 def _first_key(actions: dict[str, Any], name: str) -> str | None:
@@ -165,7 +197,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     await _shot(s, trace, out_dir, "02-play")
     t = trace.lap("final_screenshot", t)
     if scene == "Play":
-        latch = await play_latches(s, actions, genre, tables)
+        latch = await play_latches(s, actions, genre, tables, observe=lambda screen: _assets(s, trace, screen))
         trace.latch = asdict(latch)
         trace.latch.update(idle=latch.idle_outcome, abandon=latch.abandon_outcome, win=latch.win_outcome,
                            lose=latch.lose_outcome)

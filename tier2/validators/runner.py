@@ -27,6 +27,7 @@ from tier2.toolchain import BuildResult, run_build
 from tier2.toolchain.esbuild import Launcher
 from tier2.validators.base import Finding, ProbeMode, ValidationResult
 from tier2.validators.data.pack_checks import genre_data_gates
+from tier2.validators.l1.assets import asset_gate
 from tier2.validators.l1.runtime_gates import bound_gates
 from tier2.validators.l2 import completion_map, conformance_gates
 from tier2.validators.l3 import ModelScorer, score_visual
@@ -265,6 +266,10 @@ class ValidationRunner:
                 timings["browser"] = int((time.monotonic() - t0) * 1000)
                 timings.update({f"browser.{k}": v for k, v in trace.timings_ms.items()})
                 gates += [gate(trace) for gate in bound_gates(self.policy)]
+                if target.tier2_project and target.project is not None:
+                    assets = asset_gate(target.project, trace)  # l1.assets: the asset pool
+                    if not assets.passed or assets.evidence.get("registered"):  # (nothing registered: no gate)
+                        gates.append(assets)
                 screenshots, notes = trace.screenshots, notes + list(trace.notes)
                 probe_info = {k: v for k, v in (("budget", trace.budget), ("controls", trace.controls),
                                                 ("sweep", trace.sweep)) if v}

@@ -74,6 +74,9 @@ class PlayTrace:
     sweep: dict[str, Any] | None = None
     #: display-list snapshots of the texts and what they sit on, one per screenshot (`validators.legibility`)
     legibility: list[dict[str, Any]] = field(default_factory=list)
+    #: contract mode, the game's ``__TIER2__.assets()`` at each screenshot merged: ``registered``, ``loaded`` and
+    #: ``failed`` asset ids, and ``roles``: role -> texture key -> the screens it was seen on (None: no report)
+    assets: dict[str, Any] | None = None
 
     def lap(self, name: str, since: float) -> float:
         """Record wall time since ``since`` under ``name``; returns now (monotonic)."""

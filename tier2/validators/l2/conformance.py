@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tier2.design.asset_pool import read_manifest
 from tier2.hostio import ProjectDir
 from tier2.packs import Pack
 from tier2.validators.base import Finding, ValidationResult
@@ -75,8 +76,30 @@ def _label_shown(text: str, trace: PlayTrace | None, sources: dict[str, str]) ->
         "screens": [s.get("screen") for s in snaps], "files": where[:5]}
 
 
+def _asset_role(role: str, asset: str, trace: PlayTrace, registered: set[str] | None,
+                ) -> tuple[bool, str, dict[str, Any]]:
+    """A display object the game reported for ``role`` in play drew the registered asset ``asset``."""
+    report = trace.assets
+    if report is None:
+        return False, (f"the game reports no assets (window.__TIER2__.assets()), so the {role}'s look could not be "
+                       "observed"), {}
+    seen: dict[str, list[str]] = (report.get("roles") or {}).get(role) or {}
+    ev: dict[str, Any] = {"role": role, "asset": asset, "seen": seen}
+    if registered is not None and asset not in registered:
+        shown = ", ".join(sorted(seen)) or "nothing"
+        return False, (f"{asset} is not registered in assets/manifest.json (or does not verify); the {role} was "
+                       f"drawn with {shown}"), ev
+    if asset in seen:
+        return True, f"the {role} is drawn with the registered asset {asset} (screens {', '.join(seen[asset])})", ev
+    if not seen:
+        return False, f"no display object was reported for role {role} on the screens the play visited", ev
+    drawn = ", ".join(f"{k} ({', '.join(v)})" for k, v in sorted(seen.items()))
+    return False, f"the {role} is drawn with {drawn}, not the registered asset {asset}", ev
+
+
 def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any], sources: dict[str, str],
-           gates: dict[str, ValidationResult]) -> tuple[bool, str, dict[str, Any]]:
+           gates: dict[str, ValidationResult], registered: set[str] | None = None,
+           ) -> tuple[bool, str, dict[str, Any]]:
     kind = pred.get("kind")
     if kind == "min_count":
         rows = (tables.get(pred["table"]) or {}).get(pred["field"])
@@ -91,6 +114,8 @@ def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any]
         return _label_shown(pred["text"], trace, sources)
     if trace is None or not trace.booted:
         return False, "the game did not boot, so this could not be observed", {}
+    if kind == "asset_role":
+        return _asset_role(pred["role"], pred["asset"], trace, registered)
     states = _states(trace)
     if kind == "scene_exists":
         scene = pred["scene"]
@@ -147,9 +172,10 @@ def conformance_gates(spec: dict[str, Any], brief: str, trace: PlayTrace | None,
     genre = genre_gate(spec, brief, trace, pack)
     gates = {g.id: g for g in earlier} | {genre.id: genre}
     sources = _sources(project)
+    registered = read_manifest(project).ids if project is not None else None
     out = [genre]
     for req in spec.get("requirements", []):
-        ok, summary, evidence = _judge(req["predicate"], trace, tables or {}, sources, gates)
+        ok, summary, evidence = _judge(req["predicate"], trace, tables or {}, sources, gates, registered)
         out.append(ValidationResult(
             id=requirement_gate_id(req["id"]), layer="L2", passed=ok, summary=f"{req['text']}: {summary}",
             findings=[] if ok else [Finding(message=f"{req['id']} ({req['source']}): {summary}")],

@@ -1,5 +1,6 @@
 // window.__TIER2__: the test hook of contract 2 (see the pack's docs/genre-kit.md). Never add other hooks.
 import Phaser from 'phaser';
+import { assetReport } from './assets.js';
 import { snapshot, controlsFor, ACTIONS } from './state.js';
 
 const SCENE_KEYS = ['Boot', 'Preload', 'Menu', 'Play', 'GameOver'];
@@ -51,6 +52,7 @@ export function installHook(game) {
     controls: () => JSON.parse(JSON.stringify(controls)),
     actions: () => JSON.parse(JSON.stringify(actions)),
     advance,
+    assets: () => assetReport(game), // {registered, loaded, failed, roles: {role: [texture keys on screen]}}
   };
   return window.__TIER2__;
 }

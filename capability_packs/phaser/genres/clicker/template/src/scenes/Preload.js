@@ -1,5 +1,6 @@
-// Preload: there are no asset files; every texture is drawn here with Graphics + generateTexture.
+// Preload: loads the registered assets (assets/manifest.json, if any); every other texture is drawn here with Graphics + generateTexture.
 import Phaser from 'phaser';
+import { queueAssets } from '../assets.js';
 import { hexToInt } from '../state.js';
 
 export const BUTTON_R = 110;
@@ -8,6 +9,10 @@ const SIZE = { px: 4, spark: 10, coin: 22 };
 export default class Preload extends Phaser.Scene {
   constructor() {
     super('Preload');
+  }
+
+  preload() {
+    queueAssets(this); // the registered assets (assets/manifest.json), under their ids
   }
 
   create() {

@@ -1,6 +1,7 @@
-// Preload: there are no asset files; every texture is drawn here with Graphics + generateTexture (TILE px square,
+// Preload: loads the registered assets (assets/manifest.json, if any); every other texture is drawn here with Graphics + generateTexture (TILE px square,
 // scaled to the maze's cell size in Play).
 import Phaser from 'phaser';
+import { queueAssets } from '../assets.js';
 import { hexToInt } from '../state.js';
 
 export const TILE = 32;
@@ -9,6 +10,10 @@ const SIZE = { px: 4, spark: 8 };
 export default class Preload extends Phaser.Scene {
   constructor() {
     super('Preload');
+  }
+
+  preload() {
+    queueAssets(this); // the registered assets (assets/manifest.json), under their ids
   }
 
   create() {

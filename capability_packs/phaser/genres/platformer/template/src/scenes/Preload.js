@@ -1,6 +1,7 @@
-// Preload: there are no asset files; every texture is drawn here with Graphics + generateTexture,
+// Preload: loads the registered assets (assets/manifest.json, if any); every other texture is drawn here with Graphics + generateTexture,
 // sized from the tables (the player's box from physics.json, the coin from levels.json).
 import Phaser from 'phaser';
+import { queueAssets } from '../assets.js';
 import { hexToInt } from '../ui.js';
 
 const LAYOUT = { tile: 32, grass: 8, spike: 16, flag: { w: 32, h: 64 }, hill: { w: 320, h: 150 }, cloud: { w: 120, h: 44 },
@@ -9,6 +10,10 @@ const LAYOUT = { tile: 32, grass: 8, spike: 16, flag: { w: 32, h: 64 }, hill: { 
 export default class Preload extends Phaser.Scene {
   constructor() {
     super('Preload');
+  }
+
+  preload() {
+    queueAssets(this); // the registered assets (assets/manifest.json), under their ids
   }
 
   create() {

@@ -1,6 +1,7 @@
-// Preload: there are no asset files; every texture is drawn here with Graphics + generateTexture.
+// Preload: loads the registered assets (assets/manifest.json, if any); every other texture is drawn here with Graphics + generateTexture.
 // One texture per tile kind (a plate and a shape, so kinds differ by shape as well as colour).
 import Phaser from 'phaser';
+import { queueAssets } from '../assets.js';
 import { hexToInt } from '../state.js';
 
 export const TILE_PX = 64;
@@ -21,6 +22,10 @@ function polygon(cx, cy, r, n, turn, inner = 0) {
 export default class Preload extends Phaser.Scene {
   constructor() {
     super('Preload');
+  }
+
+  preload() {
+    queueAssets(this); // the registered assets (assets/manifest.json), under their ids
   }
 
   create() {

@@ -7,6 +7,7 @@ import {
   FIRE_KEYS,
 } from '../state.js';
 import { label } from './ui.js';
+import { skin, addBackdrop } from '../assets.js';
 
 const LAYOUT = {
   scoreX: 16, hudY: ARENA.top / 2, livesRight: 784, lifeGap: 26, lifeSize: 20, hintY: (ARENA.bottom + ARENA.h) / 2,
@@ -31,8 +32,9 @@ export default class Play extends Phaser.Scene {
     this.pointerDown = false;
     this.sprites = { enemies: new Map(), shots: new Map(), enemyShots: new Map() };
 
+    addBackdrop(this, ARENA.w, ARENA.h, DEPTH.stars);
     this.buildStars();
-    this.ship = this.add.image(this.st.player.x, this.st.player.y, 'ship').setDepth(DEPTH.ship);
+    this.ship = skin(this.add.image(this.st.player.x, this.st.player.y, 'ship').setDepth(DEPTH.ship), 'player');
     this.buildHud();
     this.buildBanner();
     this.emitters = {};
@@ -149,18 +151,23 @@ export default class Play extends Phaser.Scene {
     };
   }
 
-  sync(map, list, texture, depth) {
+  sync(map, list, texture, depth, role = null) {
     const seen = new Set();
     for (const o of list) {
       seen.add(o.id);
       let img = map.get(o.id);
       if (!img) {
         img = this.add.image(o.x, o.y, typeof texture === 'function' ? texture(o) : texture).setDepth(depth);
+        if (role) skin(img, role, this.enemyIndex(o.type));
         map.set(o.id, img);
       }
       img.setPosition(o.x, o.y);
     }
     for (const [id, img] of map) if (!seen.has(id)) { img.destroy(); map.delete(id); }
+  }
+
+  enemyIndex(type) {
+    return Math.max(0, this.tables.enemies.enemies.findIndex((e) => e.id === type));
   }
 
   update(time, delta) {
@@ -172,7 +179,7 @@ export default class Play extends Phaser.Scene {
     tick(this.st, delta, this.heldInput());
     const st = this.st;
     this.ship.setX(st.player.x).setAlpha(st.player.invuln > 0 && Math.floor(st.player.invuln / LAYOUT.blinkMs) % 2 ? 0.3 : 1);
-    this.sync(this.sprites.enemies, st.enemies, (e) => `enemy-${e.type}`, DEPTH.enemies);
+    this.sync(this.sprites.enemies, st.enemies, (e) => `enemy-${e.type}`, DEPTH.enemies, 'enemy');
     for (const e of st.enemies) {
       this.sprites.enemies.get(e.id).setRotation(Phaser.Math.Clamp(-e.vx / LAYOUT.tilt, -LAYOUT.maxTilt, LAYOUT.maxTilt));
     }

@@ -1,6 +1,7 @@
-// Preload: there are no asset files; every texture is drawn here with Graphics + generateTexture.
+// Preload: loads the registered assets (assets/manifest.json, if any); every other texture is drawn here with Graphics + generateTexture.
 // Sizes follow the data (hit radii), so what you see is what collides.
 import Phaser from 'phaser';
+import { queueAssets } from '../assets.js';
 import { hexToInt } from '../state.js';
 
 const PAD = 2;
@@ -16,6 +17,10 @@ const shade = (hex, amount) => {
 export default class Preload extends Phaser.Scene {
   constructor() {
     super('Preload');
+  }
+
+  preload() {
+    queueAssets(this); // the registered assets (assets/manifest.json), under their ids
   }
 
   create() {

@@ -1,5 +1,6 @@
-// Preload: there are no asset files; every texture is drawn here with Graphics + generateTexture.
+// Preload: loads the registered assets (assets/manifest.json, if any); every other texture is drawn here with Graphics + generateTexture.
 import Phaser from 'phaser';
+import { queueAssets } from '../assets.js';
 import { hexToInt } from '../state.js';
 
 const LAYOUT = { item: 32, customerW: 56, customerH: 84, coin: 20, spark: 8, px: 4 };
@@ -8,6 +9,10 @@ export const CUSTOMER_COLOURS = ['accent', 'good', 'bad'];
 export default class Preload extends Phaser.Scene {
   constructor() {
     super('Preload');
+  }
+
+  preload() {
+    queueAssets(this); // the registered assets (assets/manifest.json), under their ids
   }
 
   create() {
