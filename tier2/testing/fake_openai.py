@@ -1,4 +1,5 @@
-"""A local OpenAI-compatible chat-completions server that streams scripted replies.
+"""A local OpenAI-compatible chat-completions server that streams scripted replies (and, given an ``images``
+responder, answers ``POST /v1/images/generations`` with ``b64_json`` images).
 
 Tool-call arguments are streamed in many small deltas (as real providers do), so a client that executed a tool
 before its arguments were complete would fail visibly. Listens on 127.0.0.1 only.
@@ -6,6 +7,7 @@ before its arguments were complete would fail visibly. Listens on 127.0.0.1 only
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -30,13 +32,17 @@ class Reply:
 
 
 Responder = Callable[[dict[str, Any]], Reply]
+#: an images request body -> the image bytes to answer with, or a `Reply` with an error status
+ImageResponder = Callable[[dict[str, Any]], "bytes | Reply"]
 
 
 class FakeOpenAIServer:
     """``with FakeOpenAIServer(responder) as srv: srv.base_url`` — responder maps a request body to a `Reply`."""
 
-    def __init__(self, responder: Responder, delta_chars: int = 7) -> None:
+    def __init__(self, responder: Responder, delta_chars: int = 7, images: ImageResponder | None = None) -> None:
         self.responder = responder
+        self.images = images
+        self.image_requests: list[dict[str, Any]] = []
         self.delta_chars = delta_chars
         self.requests: list[dict[str, Any]] = []
         self.dropped = 0  # streams the client closed before the end
@@ -82,6 +88,9 @@ class FakeOpenAIServer:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 - http.server naming
+                if self.path.endswith("/images/generations") and outer.images is not None:
+                    self._image()
+                    return
                 if not self.path.endswith("/chat/completions"):
                     self.send_error(404)
                     return
@@ -107,6 +116,21 @@ class FakeOpenAIServer:
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     outer.dropped += 1  # the client gave up mid-stream (a timeout under test): counted, not logged
+
+            def _image(self) -> None:
+                assert outer.images is not None
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                outer.image_requests.append(body)
+                got = outer.images(body)
+                if isinstance(got, Reply):
+                    self._error(got)
+                    return
+                data = json.dumps({"created": 0, "data": [{"b64_json": base64.b64encode(got).decode()}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _error(self, reply: Reply) -> None:
                 data = json.dumps({"error": {"message": reply.text or f"scripted HTTP {reply.status}",

@@ -4,18 +4,21 @@ It plays the writer role with real tool calls, in this order:
 
 1. ``Glob`` the project's ``src/**/*.js`` and ``data/*.json``;
 2. ``Read`` every file it will rewrite (``Write`` refuses to overwrite unread files);
-3. ``Write`` the six data tables derived from the brief (`theme.derive_game`) and the ``src/`` files it read
+3. with the ``RequestAsset`` tool and a design (the run request names ``design/spec.json``): ``Read`` the spec and
+   request one asset per ``asset_role`` requirement (the player, the enemies... the spec names), under the very
+   asset key the requirement names (`asset_requests`);
+4. ``Write`` the six data tables derived from the brief (`theme.derive_game`) and the ``src/`` files it read
    (the pack template's code with a header naming the game); if only part of that batch ran (a crash cut it),
    it writes the rest before building;
-4. ``Build``; on a syntax error in a file it wrote, re-``Read`` and re-``Write`` that file from the content it
+5. ``Build``; on a syntax error in a file it wrote, re-``Read`` and re-``Write`` that file from the content it
    first read (a repair), then ``Build`` again;
-5. ``RunGame``; on a ``tier2 data error`` naming a table it wrote, rewrite that table in full, rebuild and rerun;
+6. ``RunGame``; on a ``tier2 data error`` naming a table it wrote, rewrite that table in full, rebuild and rerun;
    — first, once per conversation and when it has the ``Explore`` tool, it asks the explorer which files read
    the key the error names (`tier2.companions`; the answer does not change what it writes);
-6. finish with a summary when RunGame passes, or stop with ``STOP:`` and the reason when it sees an error it
+7. finish with a summary when RunGame passes, or stop with ``STOP:`` and the reason when it sees an error it
    has no repair for, or when a repair did not help.
 
-Steps 4 and 5 are the policy's own *fallback* repairs: with the debug case library on (`tier2.learning`), a known
+Steps 5 and 6 are the policy's own *fallback* repairs: with the debug case library on (`tier2.learning`), a known
 fault is fixed by the library's fixer before the policy reads the failure; model parameter ``repairs: false``
 turns the policy's repairs off altogether (it stops instead), so a run shows what the library fixes alone.
 
@@ -33,10 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
+from tier2.design.asset_pool import name_of
+from tier2.design.assets import asset_key
 from tier2.models.offline.history import Conversation, strip_line_numbers
 from tier2.packs import Genre, pack_by_ref
 
-__all__ = ["Action", "decide", "FAULTS", "MAX_REPAIRS"]
+__all__ = ["Action", "decide", "FAULTS", "MAX_REPAIRS", "asset_requests"]
 
 FAULTS = frozenset({"syntax_error", "missing_data_key"})
 MAX_REPAIRS = 2
@@ -152,6 +157,57 @@ def _write_all(conv: Conversation, targets: list[str], faults: set[str]) -> Acti
     return Action("tools", calls)
 
 
+_SPEC = "design/spec.json"
+
+
+def _description_for(role: str, asset: str, req: dict[str, Any], brief: str) -> str | None:
+    """A description whose asset key is ``asset``: the key's own words, the brief's span, the requirement's text."""
+    slug = asset.split(".", 1)[1] if "." in asset else ""
+    cands = [] if re.fullmatch(r"u[0-9a-f]{8}", slug) else [slug.replace("_", " ")]  # (a digest is no name)
+    span = req.get("span")
+    if isinstance(span, list) and len(span) == 2 and all(isinstance(i, int) for i in span):
+        cands.append(brief[span[0]:span[1]])
+    cands.append(str(req.get("text", "")))
+    return next((c for c in cands if c.strip() and asset_key(role, name_of(c)) == asset), None)
+
+
+def asset_requests(spec_text: str, brief: str) -> list[dict[str, Any]]:
+    """The RequestAsset calls for the spec's ``asset_role`` requirements (one per asset key, the requirement ids it
+    serves); a requirement whose key no description gives is left out (its gate says so)."""
+    try:
+        spec = json.loads(spec_text)
+    except ValueError:
+        return []
+    reqs = spec.get("requirements") if isinstance(spec, dict) else None
+    out: dict[str, dict[str, Any]] = {}
+    for req in reqs if isinstance(reqs, list) else []:
+        pred = req.get("predicate") if isinstance(req, dict) else None
+        if not isinstance(pred, dict) or pred.get("kind") != "asset_role":
+            continue
+        role, asset = str(pred.get("role", "")), str(pred.get("asset", ""))
+        desc = _description_for(role, asset, req, str(spec.get("brief") or brief))
+        if desc is None:
+            continue
+        call = out.setdefault(asset, {"role": role, "description": desc, "requirements": []})
+        if isinstance(req.get("id"), str) and req["id"] not in call["requirements"]:
+            call["requirements"].append(req["id"])
+    return list(out.values())[:24]
+
+
+def _assets_first(conv: Conversation, params: dict[str, Any]) -> Action | None:
+    """Before the first write pass: read the design spec, then request the assets it names (once)."""
+    if "RequestAsset" not in params.get("tools", ()) or _SPEC not in conv.last_user:
+        return None
+    path = _abs(conv, _SPEC)
+    read = next((s for s in conv.steps if s.name == "Read" and s.args.get("file_path") == path), None)
+    if read is None:
+        return Action("tools", [("Read", {"file_path": path})])
+    if conv.last("RequestAsset") is not None or not read.ok or read.result is None:
+        return None
+    calls = asset_requests(strip_line_numbers(read.result), conv.brief)
+    return Action("tools", [("RequestAsset", c) for c in calls]) if calls else None
+
+
 def _repair_count(conv: Conversation, rel: str) -> int:
     return max(0, conv.writes_of(_abs(conv, rel)) - 1)
 
@@ -219,6 +275,8 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     if unread:
         return Action("tools", [("Read", {"file_path": _abs(conv, rel)}) for rel in unread])
     if conv.index_of_last("Build") < 0:
+        if (assets := _assets_first(conv, params)) is not None:
+            return assets
         # the first write pass; after a resumed attempt only part of that batch may have run: write the rest
         written = {s.args.get("file_path") for s in conv.steps if s.name == "Write"}
         pending = [c for c in _write_all(conv, targets, _faults(params)).calls if c[1]["file_path"] not in written]
