@@ -229,7 +229,8 @@ def test_the_offline_writer_requests_the_assets_the_spec_names() -> None:
         {"id": "R1", "text": "the player shoots", "predicate": {"kind": "key_action", "key": "Space",
                                                                "action": "fire"}},
     ]}
-    calls = asset_requests(json.dumps(spec), brief)
+    calls = asset_requests(json.dumps(spec))
+    assert asset_requests(json.dumps(spec, indent=2, ensure_ascii=False)) == calls  # pretty or compact, grepped
     assert calls == [{"role": "player", "description": "paper airplane", "requirements": ["R5"]},
                      {"role": "enemy", "description": "angry origami birds", "requirements": ["R6"]},
                      {"role": "player", "description": "纸飞机", "requirements": ["R7"]}]  # R8: no name gives its key

@@ -4,9 +4,9 @@ It plays the writer role with real tool calls, in this order:
 
 1. ``Glob`` the project's ``src/**/*.js`` and ``data/*.json``;
 2. ``Read`` every file it will rewrite (``Write`` refuses to overwrite unread files);
-3. with the ``RequestAsset`` tool and a design (the run request names ``design/spec.json``): ``Read`` the spec and
-   request one asset per ``asset_role`` requirement (the player, the enemies... the spec names), under the very
-   asset key the requirement names (`asset_requests`);
+3. with the ``RequestAsset`` tool and a design (the run request names ``design/spec.json``): ``Grep`` the spec
+   for its requirement ids, texts and asset keys and request one asset per ``asset_role`` key (the player, the
+   enemies... the spec names), under that very key (`asset_requests`);
 4. ``Write`` the six data tables derived from the brief (`theme.derive_game`) and the ``src/`` files it read
    (the pack template's code with a header naming the game); if only part of that batch ran (a crash cut it),
    it writes the rest before building;
@@ -50,6 +50,8 @@ _DATA_ERROR = re.compile(r"tier2 data error:?\s*(?:data/)?([a-z_]+\.json)", re.I
 #: a data error naming its table and key, or the debug case library's note of the key it restored
 _DATA_KEY = re.compile(
     r"(?:tier2 data error:?\s*(?:data/)?|restored data/)([a-z_]+)\.json\s+(?:key\s+)?([A-Za-z_][\w.]*)", re.I)
+#: pack files the policy leaves as they are (the asset loader shared by every template: nothing game-specific in it)
+_KEEP = frozenset({"src/assets.js"})
 _BUILD_LOC = re.compile(r"^- (?P<file>[^\s:]+):(?P<line>\d+):\d+: (?P<msg>.*)$", re.M)
 
 
@@ -80,7 +82,7 @@ def _targets(conv: Conversation) -> list[str]:
                 line = line.strip()
                 if line.endswith((".js", ".json")) and "/node_modules/" not in line:
                     rel = _rel(conv, line)
-                    if rel.startswith(("src/", "data/")) and rel not in found:
+                    if rel.startswith(("src/", "data/")) and rel not in found and rel not in _KEEP:
                         found.append(rel)
     return sorted(found)
 
@@ -160,51 +162,54 @@ def _write_all(conv: Conversation, targets: list[str], faults: set[str]) -> Acti
 _SPEC = "design/spec.json"
 
 
-def _description_for(role: str, asset: str, req: dict[str, Any], brief: str) -> str | None:
-    """A description whose asset key is ``asset``: the key's own words, the brief's span, the requirement's text."""
+#: what the policy greps the spec for: each requirement's id and text, and an asset_role predicate's asset key (a few
+#: lines, not the whole spec in the conversation)
+_SPEC_GREP = r'"(?:id|text|asset)"\s*:\s*"'
+_SPEC_FIELD = re.compile(r'"(id|text|asset)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _description_for(role: str, asset: str, text: str) -> str | None:
+    """A description whose asset key is ``asset``: the key's own words, else the requirement's text."""
     slug = asset.split(".", 1)[1] if "." in asset else ""
     cands = [] if re.fullmatch(r"u[0-9a-f]{8}", slug) else [slug.replace("_", " ")]  # (a digest is no name)
-    span = req.get("span")
-    if isinstance(span, list) and len(span) == 2 and all(isinstance(i, int) for i in span):
-        cands.append(brief[span[0]:span[1]])
-    cands.append(str(req.get("text", "")))
+    cands.append(text)
     return next((c for c in cands if c.strip() and asset_key(role, name_of(c)) == asset), None)
 
 
-def asset_requests(spec_text: str, brief: str) -> list[dict[str, Any]]:
-    """The RequestAsset calls for the spec's ``asset_role`` requirements (one per asset key, the requirement ids it
-    serves); a requirement whose key no description gives is left out (its gate says so)."""
-    try:
-        spec = json.loads(spec_text)
-    except ValueError:
-        return []
-    reqs = spec.get("requirements") if isinstance(spec, dict) else None
+def asset_requests(spec_lines: str) -> list[dict[str, Any]]:
+    """The RequestAsset calls for the ``asset_role`` predicates in the spec's text (the whole spec or the lines a
+    grep for ids, texts and assets kept): each asset key with the requirement id and text before it; its role is the
+    key's role part. A key no description gives is left out (its gate says so)."""
     out: dict[str, dict[str, Any]] = {}
-    for req in reqs if isinstance(reqs, list) else []:
-        pred = req.get("predicate") if isinstance(req, dict) else None
-        if not isinstance(pred, dict) or pred.get("kind") != "asset_role":
-            continue
-        role, asset = str(pred.get("role", "")), str(pred.get("asset", ""))
-        desc = _description_for(role, asset, req, str(spec.get("brief") or brief))
-        if desc is None:
-            continue
-        call = out.setdefault(asset, {"role": role, "description": desc, "requirements": []})
-        if isinstance(req.get("id"), str) and req["id"] not in call["requirements"]:
-            call["requirements"].append(req["id"])
+    req_id, text = "", ""
+    for m in _SPEC_FIELD.finditer(spec_lines):
+        field_, value = m.group(1), json.loads(f'"{m.group(2)}"')
+        if field_ == "id":
+            req_id, text = value, ""
+        elif field_ == "text":
+            text = value
+        elif "." in value:
+            role = value.split(".", 1)[0]
+            desc = _description_for(role, value, text)
+            if desc is None:
+                continue
+            call = out.setdefault(value, {"role": role, "description": desc, "requirements": []})
+            if re.fullmatch(r"R[0-9]{1,3}", req_id) and req_id not in call["requirements"]:
+                call["requirements"].append(req_id)
     return list(out.values())[:24]
 
 
 def _assets_first(conv: Conversation, params: dict[str, Any]) -> Action | None:
-    """Before the first write pass: read the design spec, then request the assets it names (once)."""
+    """Before the first write pass: grep the design spec for asset_role keys, then request those assets (once)."""
     if "RequestAsset" not in params.get("tools", ()) or _SPEC not in conv.last_user:
         return None
     path = _abs(conv, _SPEC)
-    read = next((s for s in conv.steps if s.name == "Read" and s.args.get("file_path") == path), None)
-    if read is None:
-        return Action("tools", [("Read", {"file_path": path})])
-    if conv.last("RequestAsset") is not None or not read.ok or read.result is None:
+    grep = next((s for s in conv.steps if s.name == "Grep" and s.args.get("path") == path), None)
+    if grep is None:
+        return Action("tools", [("Grep", {"pattern": _SPEC_GREP, "path": path, "output_mode": "content"})])
+    if conv.last("RequestAsset") is not None or not grep.ok or not grep.result:
         return None
-    calls = asset_requests(strip_line_numbers(read.result), conv.brief)
+    calls = asset_requests(grep.result)
     return Action("tools", [("RequestAsset", c) for c in calls]) if calls else None
 
 

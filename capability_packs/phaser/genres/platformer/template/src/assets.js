@@ -34,15 +34,16 @@ export function assetsFor(scene, role) {
 }
 
 // Tag a display object with its role; with a registered asset for the role (the i-th, cycling), draw it with that
-// asset at the object's current display size (what collides stays what is seen).
-export function skin(obj, role, i = 0) {
+// asset at the size its drawn shape had when first skinned (what collides stays what is seen). Call it again after
+// a setTexture of the drawn shape (the object keeps its first size). ``distinct``: only the i-th asset itself (kinds
+// that must look different, e.g. a puzzle's tiles, keep their drawn shapes when fewer assets are registered).
+export function skin(obj, role, i = 0, distinct = false) {
   obj.tier2Role = role;
   const keys = assetsFor(obj.scene, role);
-  if (!keys.length) return obj;
-  const w = obj.displayWidth;
-  const h = obj.displayHeight;
-  obj.setTexture(keys[i % keys.length]);
-  return obj.setDisplaySize(w, h);
+  if (!keys.length || (distinct && keys.length <= i)) return obj;
+  if (!obj.tier2Size) obj.tier2Size = [obj.displayWidth, obj.displayHeight];
+  obj.setTexture(keys[((i % keys.length) + keys.length) % keys.length]);
+  return obj.setDisplaySize(obj.tier2Size[0], obj.tier2Size[1]);
 }
 
 // A full-view backdrop from the registered backdrop asset (dimmed so texts stay legible); null without one.

@@ -6,6 +6,7 @@ import {
   createState, move, tick, abandon, currentMaze, timeLeftMs, controlsHint, parseMaze, hexToInt, MOVES, ABANDON_KEYS,
 } from '../state.js';
 import { fitText, text } from '../ui.js';
+import { skin } from '../assets.js';
 
 const LAYOUT = {
   w: 800, hudH: 44, stripe: 4, name: { x: 14, y: 12, w: 250 }, gems: { x: 300, y: 12 }, lives: { x: 410, y: 22 },
@@ -76,15 +77,15 @@ export default class Play extends Phaser.Scene {
       this.mazeLayer.add(img);
       return img;
     };
-    m.hazards.forEach((h) => put('hazard', h));
+    m.hazards.forEach((h, i) => skin(put('hazard', h), 'obstacle', i));
     this.exitImg = put('exit-closed', m.exit);
     this.gemImgs = m.gems.map((gm) => {
-      const img = put('gem', gm);
+      const img = skin(put('gem', gm), 'pickup');
       this.tweens.add({ targets: img, scale: (c / TILE) * L.pulse, duration: L.pulseMs, yoyo: true, repeat: -1 });
       return { x: gm.x, y: gm.y, img };
     });
     this.enemyImgs = st.enemies.map((e) => put('enemy', e));
-    this.heroImg = put('hero', st.player);
+    this.heroImg = skin(put('hero', st.player), 'player');
     this.shownLevel = st.level;
   }
 

@@ -5,6 +5,7 @@
 import Phaser from 'phaser';
 import { createState, tick, abandon, levelOf, coinsTotal, ACTIONS, ABANDON_KEYS } from '../state.js';
 import { FONT, controlsHint, hexToInt, fitText, seconds } from '../ui.js';
+import { skin } from '../assets.js';
 
 const LAYOUT = {
   // the HUD bar holds the numbers and, under them, the controls hint: nothing of the world is drawn under a text
@@ -109,12 +110,13 @@ export default class Play extends Phaser.Scene {
     keep(this.add.image(lv.exit.x, lv.exit.y, 'flag').setOrigin(0).setDisplaySize(lv.exit.w, lv.exit.h)
       .setDepth(L.depth.exit));
     this.coinImgs = lv.coins.map((c, i) => {
-      const img = keep(this.add.image(c.x, c.y, 'coin').setDepth(L.depth.coin).setVisible(!this.st.taken[i]));
+      const img = keep(skin(this.add.image(c.x, c.y, 'coin').setDepth(L.depth.coin).setVisible(!this.st.taken[i]),
+        'pickup'));
       this.tweens.add({ targets: img, scaleX: L.coinSpin, duration: L.coinSpinMs, yoyo: true, repeat: -1,
         ease: 'Sine.easeInOut', delay: (i * 97) % L.coinSpinMs });
       return img;
     });
-    if (!this.player) this.player = this.add.image(0, 0, 'hero').setOrigin(0.5, 1).setDepth(L.depth.player);
+    if (!this.player) this.player = skin(this.add.image(0, 0, 'hero').setOrigin(0.5, 1).setDepth(L.depth.player), 'player');
     this.syncPlayer();
     const cam = this.cameras.main;
     cam.setBounds(0, 0, lv.width, lv.height);

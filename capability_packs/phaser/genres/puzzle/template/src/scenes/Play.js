@@ -7,6 +7,7 @@ import {
   hexToInt, controlRows, START_KEYS,
 } from '../state.js';
 import { fitWidth } from './fit.js';
+import { skin } from '../assets.js';
 
 const LAYOUT = {
   font: 'Trebuchet MS, Verdana, sans-serif',
@@ -49,8 +50,8 @@ export default class Play extends Phaser.Scene {
     for (let y = 0; y < board.size; y++) {
       for (let x = 0; x < board.size; x++) g.fillRect(this.ox + x * this.cell + 1, this.oy + y * this.cell + 1, this.cell - 2, this.cell - 2);
     }
-    this.tiles = this.st.grid.map((row, y) => row.map((k, x) => this.add.image(this.cx(x), this.cy(y), `tile-${k}`)
-      .setDisplaySize(this.cell - L.inset, this.cell - L.inset)));
+    this.tiles = this.st.grid.map((row, y) => row.map((k, x) => skin(this.add.image(this.cx(x), this.cy(y), `tile-${k}`)
+      .setDisplaySize(this.cell - L.inset, this.cell - L.inset), 'pickup', k, true)));
     this.cursorG = this.add.graphics();
     this.tweens.add({ targets: this.cursorG, alpha: 0.55, duration: 500, yoyo: true, repeat: -1 });
     this.sparks = this.add.particles(0, 0, 'spark', {
@@ -145,7 +146,7 @@ export default class Play extends Phaser.Scene {
   snap() {
     const flat = this.tiles.flat();
     this.tweens.killTweensOf(flat);
-    this.st.grid.forEach((row, y) => row.forEach((k, x) => this.tiles[y][x].setTexture(`tile-${k}`)
+    this.st.grid.forEach((row, y) => row.forEach((k, x) => skin(this.tiles[y][x].setTexture(`tile-${k}`), 'pickup', k, true)
       .setPosition(this.cx(x), this.cy(y)).setAlpha(1)));
   }
 
@@ -196,7 +197,7 @@ export default class Play extends Phaser.Scene {
   refresh() {
     const st = this.st;
     const goals = this.tables.goals;
-    st.grid.forEach((row, y) => row.forEach((k, x) => this.tiles[y][x].setTexture(`tile-${k}`)));
+    st.grid.forEach((row, y) => row.forEach((k, x) => skin(this.tiles[y][x].setTexture(`tile-${k}`), 'pickup', k, true)));
     this.scoreText.setText(`${st.score} / ${goals.target_score}`);
     this.movesText.setText(String(st.moves_left)).setColor(st.moves_left <= 3 ? this.pal.bad : this.pal.accent);
     this.bar.setDisplaySize(Math.max(1, this.barW * Math.min(1, st.score / goals.target_score)), LAYOUT.barH);

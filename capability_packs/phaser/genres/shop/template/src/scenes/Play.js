@@ -12,6 +12,7 @@ import {
   controlsFor, controlsHint, rawItems, itemById, orderNeeds, formatMoney, fillText, hexToInt, keyName, eventCode,
   START_KEYS, DELIVER_KEYS, ABANDON_KEYS,
 } from '../state.js';
+import { skin } from '../assets.js';
 
 const LAYOUT = {
   font: 'Trebuchet MS, Verdana, sans-serif',
@@ -168,7 +169,7 @@ export default class Play extends Phaser.Scene {
     const sx = r.x + LAYOUT.sprite.dx;
     const sy = r.y + LAYOUT.sprite.dy;
     this.g.fillStyle(this.col.panel, 1).fillEllipse(sx, sy + LAYOUT.shadow.dy, LAYOUT.shadow.w, LAYOUT.shadow.h);
-    this.customer = this.add.image(sx, sy, 'customer-0');
+    this.customer = skin(this.add.image(sx, sy, 'customer-0'), 'customer');
     this.tweens.add({ targets: this.customer, y: sy - LAYOUT.bob, duration: LAYOUT.bobMs, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
     const bx = r.x + b.dx;
     const by = r.y + b.dy;
@@ -210,7 +211,7 @@ export default class Play extends Phaser.Scene {
     list.forEach((it, i) => {
       const y = r.y + LAYOUT.headerH + rowH * i + rowH / 2;
       const icon = this.add.image(r.x + LAYOUT.iconX, y, `item-${it.id}`);
-      icon.setScale((rowH - 4) / icon.height);
+      skin(icon.setScale((rowH - 4) / icon.height), 'goods', i);
       const note = this.txt(noteRight, y, '', size(LAYOUT.fs.note), this.pal.text).setOrigin(1, 0.5);
       fitText(this.txt(nameX, y, it.name, size(LAYOUT.fs.body), this.pal.text).setOrigin(0, 0.5),
         noteRight - this.noteRoom - LAYOUT.gap - nameX, rowH);
@@ -341,14 +342,14 @@ export default class Play extends Phaser.Scene {
     const item = itemById(this.tables, o.item);
     const b = LAYOUT.bubble;
     const { pad, lineY, footDy, wrap, gap, iconDx } = b.text;
-    this.orderIcon.setTexture(`item-${o.item}`);
+    skin(this.orderIcon.setTexture(`item-${o.item}`), 'goods', this.tables.items.items.findIndex((it) => it.id === o.item));
     this.show(this.orderName, o.customer, b.w - 2 * pad, lineY - pad);
     this.show(this.orderText, fillText(this.theme.texts.order_prompt, { customer: o.customer, qty: o.qty, item: item.name }),
       b.w - wrap, b.h - footDy - lineY - gap);
     this.show(this.orderReward, `pays ${formatMoney(this.theme, o.reward)}`,
       b.w - iconDx - this.orderIcon.displayWidth / 2 - pad - LAYOUT.gap, footDy);
     this.show(this.orderQty, `× ${o.qty}`, 2 * iconDx, footDy);
-    this.customer.setTexture(`customer-${this.st.orderIndex % CUSTOMER_COLOURS.length}`);
+    skin(this.customer.setTexture(`customer-${this.st.orderIndex % CUSTOMER_COLOURS.length}`), 'customer', this.st.orderIndex);
     const x = LAYOUT.customer.x + LAYOUT.sprite.dx;
     this.tweens.add({ targets: this.customer, x: { from: x - 50, to: x }, alpha: { from: 0, to: 1 }, duration: LAYOUT.enterMs });
   }
