@@ -35,12 +35,13 @@ from tier2.validators.trace import PlayTrace
 
 def _mask(png: bytes, size: int = 32) -> list[bool]:
     img = Image.open(io.BytesIO(png)).convert("RGBA").resize((size, size))
-    return [a > 127 for a in img.getchannel("A").getdata()]
+    return [a > 127 for a in img.getchannel("A").tobytes()]
 
 
 def _mean_rgb(png: bytes) -> tuple[float, float, float]:
     img = Image.open(io.BytesIO(png)).convert("RGBA")
-    px = [p for p in img.getdata() if p[3] > 127]
+    raw = img.tobytes()
+    px = [raw[i:i + 4] for i in range(0, len(raw), 4) if raw[i + 3] > 127]
     return tuple(sum(p[i] for p in px) / len(px) for i in range(3))  # type: ignore[return-value]
 
 
@@ -60,7 +61,7 @@ def test_the_generator_is_deterministic_and_differs_per_description_in_silhouett
     assert Image.open(io.BytesIO(city)).size == (400, 300)
     ia = Image.open(io.BytesIO(city)).convert("L").resize((40, 30))
     ib = Image.open(io.BytesIO(forest)).convert("L").resize((40, 30))
-    assert sum(abs(x - y) > 24 for x, y in zip(ia.getdata(), ib.getdata(), strict=True)) > 120
+    assert sum(abs(x - y) > 24 for x, y in zip(ia.tobytes(), ib.tobytes(), strict=True)) > 120
 
 
 def test_the_sound_is_a_short_wav_that_differs_per_description() -> None:
