@@ -39,8 +39,8 @@ from tier2.learning.history import read_files  # noqa: E402
 from tier2.learning.seed import TAXONOMY_DEFECTS, SeedDefect  # noqa: E402
 from tier2.middleware import RunLayers  # noqa: E402
 from tier2.runs import RunRequest, execute_run, open_runtime  # noqa: E402
-from tier2.runs.cases import seed_library  # noqa: E402
-from tier2.runs.library import RunToolChecks  # noqa: E402
+from tier2.runs.commands.cases import seed_library  # noqa: E402
+from tier2.runs.loop.addons.library import RunToolChecks  # noqa: E402
 from tier2.settings.loader import Settings, load_security  # noqa: E402
 from tier2.store.embedded import redis_url  # noqa: E402
 from tier2.store.keys import Keys  # noqa: E402

@@ -6,7 +6,7 @@ Usage: .venv/bin/python bench/onion_overhead.py [--steps 24] [--reps 15] [--tool
 Both agents get the same scripted in-process model (`tier2.testing.ScriptedChatModel`, streaming, no network)
 and the same cheap tool: each step reads another small file (``read``: AgentScope's own Read tool, as the writer
 uses it; ``echo``: a trivial in-process function tool, the worst case for the ratio). The onion is the real one:
-every `RunLayers` slot built by `tier2.runs.layers.build_run_layers` on a real Redis (a redis-server child on a
+every `RunLayers` slot built by `tier2.runs.loop.layers.build_run_layers` on a real Redis (a redis-server child on a
 random loopback port), plus the checkpoint and operation-ledger layers built as `tier2.runs.generate` builds them,
 the cancel check and the path guard. Tracing is off (the default: no OTLP endpoint); ``--tracing`` adds a third
 variant with an SDK provider and an in-memory exporter. ``--breakdown`` also measures the cancel check and path
@@ -46,8 +46,8 @@ from agentscope.tool import FunctionTool, Read, Toolkit, ToolResponse  # noqa: E
 from tier2.assembly.writer import writer_permissions  # noqa: E402
 from tier2.middleware import RunLayers, build_middlewares  # noqa: E402
 from tier2.runs import open_runtime  # noqa: E402
-from tier2.runs.layers import LayerContext, build_run_layers  # noqa: E402
-from tier2.runs.runtime import Runtime  # noqa: E402
+from tier2.runs.loop.layers import LayerContext, build_run_layers  # noqa: E402
+from tier2.runs.process.runtime import Runtime  # noqa: E402
 from tier2.settings.loader import Settings  # noqa: E402
 from tier2.store.embedded import EmbeddedRedis  # noqa: E402
 from tier2.store.keys import Keys  # noqa: E402
@@ -94,8 +94,11 @@ def _layers(rt: Runtime) -> RunLayers:
     policy = rt.policies.snapshot()
     route_name, route = policy.agent_route("writer")
     run_id = "r-bench" + uuid.uuid4().hex[:10]
+
+    async def emit(event: Any) -> None:  # the run's event path: its stream
+        await rt.store.append_event(event)
     return build_run_layers(LayerContext(run_id=run_id, agent="writer", policy=policy, route_name=route_name,
-                                         route=route, runtime=rt,
+                                         route=route, runtime=rt, emit=emit,
                                          progress=lambda: {"round": 0, "usage": {}, "step": 0}))
 
 

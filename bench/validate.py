@@ -60,9 +60,10 @@ async def _child(spec: dict[str, Any]) -> list[dict[str, Any]]:
     out, game, records = Path(spec["out"]), spec["game"], []
 
     def runner_for(pool: Any) -> Any:
-        runner = ValidationRunner(pool, pack, policy)
-        runner.cache_dir = Path(spec["cache"])  # (an attribute the baseline does not read)
-        return runner
+        try:
+            return ValidationRunner(pool, pack, policy, cache_dir=Path(spec["cache"]))
+        except TypeError:  # the baseline's runner takes no cache (and has none)
+            return ValidationRunner(pool, pack, policy)
 
     def record(mode: str, started: float, report: Any) -> None:
         records.append({"mode": mode, "wall_s": time.monotonic() - started, "timings_ms": report.timings_ms,

@@ -7,6 +7,11 @@ Nothing imports ``service`` except the composition root; ``validators`` never im
 Relative imports are resolved against the importing file's package first (``from ..runs import x`` inside
 ``tier2/service/`` is ``tier2.runs``).
 
+Also: no import cycle between tier2 modules, inside a package or across (every import counts, lazy and
+``TYPE_CHECKING`` ones too — a cycle held together by a type-only import is still a cycle in the design); and the
+run session (`tier2.runs.loop.session`) is imported only by the run's entry point (`tier2.runs.generate`): the
+run's parts — phases, add-ons, setup — never import it.
+
 Usage: ``python ci/check_imports.py [ROOT]`` (ROOT: the checkout holding ``tier2/``, default this one).
 """
 
@@ -51,6 +56,91 @@ def absolute(node: ast.ImportFrom, rel: Path) -> list[str]:
     return [base, *(s for s in subs if top(s) in RANKS)]
 
 
+#: module → the only tier2 modules that may import it
+ONLY_IMPORTED_BY: dict[str, frozenset[str]] = {
+    "tier2.runs.loop.session": frozenset({"tier2.runs.generate"}),
+}
+
+
+def module_name(rel: Path) -> str:
+    name = ".".join(rel.with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def module_imports(root: Path) -> dict[str, dict[str, int]]:
+    """Every tier2 module → the tier2 modules it imports (with the first line that does)."""
+    modules = {module_name(p.relative_to(root)): p for p in sorted((root / "tier2").rglob("*.py"))}
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        rel = path.relative_to(root)
+        edges: dict[str, int] = {}
+        for node in ast.walk(ast.parse(path.read_text(), str(rel))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = absolute(node, rel)
+            for target in names:
+                if target in modules and target != name:
+                    edges.setdefault(target, node.lineno)
+        graph[name] = edges
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(graph[start]))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(graph[w])))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    scc = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        scc.append(w)
+                        if w == v:
+                            break
+                    if len(scc) > 1:
+                        found.append(sorted(scc))
+    return found
+
+
+def check_graph(root: Path) -> list[str]:
+    graph = module_imports(root)
+    problems = [f"import cycle between {len(c)} modules: {' -> '.join(c)}" for c in cycles(graph)]
+    for target, allowed in ONLY_IMPORTED_BY.items():
+        for name, edges in graph.items():
+            if target in edges and name not in allowed and name != target:
+                path = name.replace(".", "/")
+                problems.append(f"{path}.py:{edges[target]}: {name} must not import {target} (only "
+                                f"{', '.join(sorted(allowed))} may)")
+    return problems
+
+
 def check(root: Path) -> list[str]:
     problems: list[str] = []
     for path in sorted((root / "tier2").rglob("*.py")):
@@ -73,7 +163,7 @@ def check(root: Path) -> list[str]:
                 elif RANKS[other] >= RANKS[own] and own != "__init__":
                     problems.append(f"{rel}:{node.lineno}: {own} (layer {RANKS[own]}) must not import "
                                     f"tier2.{other} (layer {RANKS[other]})")
-    return problems
+    return problems + check_graph(root)
 
 
 if __name__ == "__main__":

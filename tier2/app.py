@@ -25,8 +25,8 @@ from tier2 import __version__
 from tier2.models.offline import OfflineCredential
 from tier2.packs import load_pack
 from tier2.runs import open_runtime
-from tier2.runs.owner import sweep_orphans
-from tier2.runs.worker import Worker, ensure_group
+from tier2.runs.process.owner import sweep_orphans
+from tier2.runs.process.worker import Worker, ensure_group
 from tier2.service import health, projects, run_files, runs, trajectory
 from tier2.service.docs import docs_router
 from tier2.service.errors import install_error_handlers

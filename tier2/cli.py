@@ -97,7 +97,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     validate_brief(brief, load_security(settings.config_dir).brief)  # fail before starting anything
     if args.workspace:  # a kind the ceilings forbid is a usage error (exit 2), before anything starts
-        from tier2.runs.sandboxing import choose_workspace
+        from tier2.runs.loop.sandboxing import choose_workspace
         from tier2.settings.loader import PolicyStore
 
         security = load_security(settings.config_dir)
@@ -136,7 +136,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import os
 
     from tier2.runs import open_runtime
-    from tier2.runs.worker import Worker
+    from tier2.runs.process.worker import Worker
     from tier2.settings.secrets import redact_url
 
     settings = Settings()
@@ -167,7 +167,7 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from tier2.runs.validate import validate_path
+    from tier2.runs.commands.validate import validate_path
 
     settings = Settings()
     report = asyncio.run(validate_path(settings, args.path, Path(args.out) if args.out else None, args.mode,
@@ -187,7 +187,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_packs(args: argparse.Namespace) -> int:
     """``tier2 packs list|show|docs|lookup|check``: the capability packs, their genres and their docs."""
     from tier2.packs import load_pack
-    from tier2.runs.pack_check import check_pack
+    from tier2.runs.commands.pack_check import check_pack
 
     settings = Settings()
     if args.packs_command == "list":
@@ -205,7 +205,7 @@ def cmd_packs(args: argparse.Namespace) -> int:
         print(f"{pack.ref}: data-tables skill {state}")
         return 1 if stale and args.check else 0
     if args.packs_command == "lookup":
-        from tier2.runs.docs import lookup_command
+        from tier2.runs.commands.docs_lookup import lookup_command
 
         return lookup_command(settings, pack, " ".join(args.query), args.top_k, args.json)
     if args.packs_command == "show":
@@ -234,7 +234,7 @@ def cmd_packs(args: argparse.Namespace) -> int:
 
 def cmd_cases(args: argparse.Namespace) -> int:
     """``tier2 cases seed|list|clear``: the debug case library (docs/learning.md)."""
-    from tier2.runs.cases import cases_command
+    from tier2.runs.commands.cases import cases_command
     from tier2.validators.mutants import CONTRACT_MUTANTS  # the validator's mutation catalogue: pure operators
 
     return cases_command(Settings(), args, [(m.defect, m.apply) for m in CONTRACT_MUTANTS])

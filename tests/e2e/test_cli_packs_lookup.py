@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.helpers import run_cli
 from tier2.packs import Pack
-from tier2.runs.pack_check import _docs_line
+from tier2.runs.commands.pack_check import _docs_line
 from tier2.settings.loader import Settings
 
 pytestmark = [pytest.mark.e2e]

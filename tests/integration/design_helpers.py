@@ -10,10 +10,9 @@ from agentscope.message import Msg, TextBlock
 
 from tier2.models.offline.design import decide_design
 from tier2.models.offline.history import read_conversation
-from tier2.models.routing import build_model
-from tier2.runs.design_phase import DesignPhase
+from tier2.runs.loop.phases.design import DesignPhase
+from tier2.runs.loop.session import RunSession
 from tier2.runs.request import RunRequest
-from tier2.runs.session import RunSession
 from tier2.store.team import TeamMailbox
 from tier2.testing import ScriptedChatModel
 
@@ -23,8 +22,6 @@ BRIEF = "a cozy bakery tycoon: bake bread and cakes, fill customer orders, don't
 async def run_design(rt: Any, tmp_path: Path, late_note: str = "", brief: str = BRIEF,
                      existing: Path | None = None) -> tuple[Any, list[str]]:
     """``existing``: a project made beforehand to design in (default: a new one at ``tmp_path/game``)."""
-    req = RunRequest(brief=brief, out_dir=None if existing else tmp_path / "game", existing_project=existing,
-                     pause_after="design")
     leader_inputs: list[str] = []
     session: RunSession
 
@@ -36,13 +33,12 @@ async def run_design(rt: Any, tmp_path: Path, late_note: str = "", brief: str = 
             asyncio.get_running_loop().create_task(box.post("designer.level", "note", late_note))
         return [TextBlock(text=decide_design(conv).text)]
 
-    def model_for(role: str) -> Any:
-        name, route = rt.policies.snapshot().agent_route(role)
-        if role == "leader":  # priced like the offline route (the run's ledger refuses unpriced models)
-            return ScriptedChatModel(leader, model=route.model)
-        return build_model(name, route, timeout_s=30)
-
-    session = RunSession(rt, req, brief, phases=[DesignPhase(model_for)])
+    _, route = rt.policies.snapshot().agent_route("leader")
+    # the leader scripted, priced like the offline route (the run's ledger refuses unpriced models); the
+    # designers on their routes
+    req = RunRequest(brief=brief, out_dir=None if existing else tmp_path / "game", existing_project=existing,
+                     pause_after="design", scripted_models={"leader": ScriptedChatModel(leader, model=route.model)})
+    session = RunSession(rt, req, brief, phases=[DesignPhase()])
     outcome = await session.execute()
     assert outcome.status == "stopped" and outcome.stop_reason.startswith("paused after design"), outcome.stop_reason
     return session.design, leader_inputs

@@ -19,7 +19,7 @@ from tier2.events import CaseHit, CaseRecorded
 from tier2.learning import CaseLibrary, CaseLibraryMiddleware, LibraryRun
 from tier2.middleware import RunLayers
 from tier2.packs import Pack
-from tier2.runs.library import RunToolChecks
+from tier2.runs.loop.addons.library import RunToolChecks
 from tier2.settings.policy import LearningPolicy
 from tier2.store.cases import ENGINE_SCOPE, CaseStore, tenant_scope
 from tier2.store.keys import Keys

@@ -129,7 +129,7 @@ async def test_the_library_fixes_a_broken_turn_before_the_fix_round(runtime, con
 async def test_seeding_records_only_fixes_the_gates_verified(runtime) -> None:
     """`tier2 cases seed` on one template: each defect injected, failing, fixed by the registry's fixer, passing."""
     from tier2.learning.seed import SeedDefect
-    from tier2.runs.cases import seed_library
+    from tier2.runs.commands.cases import seed_library
     from tier2.validators.mutants import CONTRACT_MUTANTS
 
     catalogue = [SeedDefect(m.defect, m.apply) for m in CONTRACT_MUTANTS]

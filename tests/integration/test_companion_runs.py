@@ -7,6 +7,7 @@ they change nothing the gates decide: the same brief delivers the same files wit
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,8 @@ from agentscope.message import Msg, TextBlock, ToolCallBlock
 
 from tier2.events import CompanionCalled
 from tier2.runs import RunRequest, execute_run
-from tier2.runs.companions import RunCompanions
-from tier2.runs.phases import ImplementPhase
-from tier2.runs.session import RunSession
+from tier2.runs.loop.phases.implement import ImplementPhase
+from tier2.runs.loop.session import RunSession
 from tier2.store.trajectory import ModelCallRecord, TrajectoryStore
 from tier2.testing import ScriptedChatModel, tool_results
 from tier2.workspace import new_project
@@ -96,9 +96,9 @@ async def test_reviewer_findings_reach_the_next_fix_round(runtime, tmp_path) -> 
     project = (tmp_path / "game").resolve()
     new_project(runtime.pack, project)
     req = RunRequest(brief=POTION, out_dir=project, model="offline", existing_project=project)
-    session = RunSession(runtime, req, POTION, phases=[ImplementPhase()])
     seen: list[str] = []
-    session.model, session.fallback = ScriptedChatModel(_writer(project, seen), model=PRICED), None
+    req = replace(req, scripted_models={"writer": ScriptedChatModel(_writer(project, seen), model=PRICED)})
+    session = RunSession(runtime, req, POTION, phases=[ImplementPhase()])
     out = await session.execute()
     assert out.status == "delivered", out.stop_reason
     assert seen, "the writer got a fix round"
@@ -114,12 +114,12 @@ async def test_the_reviewer_never_decides_the_verdict(runtime, config_dir, tmp_p
     project = (tmp_path / "game").resolve()
     new_project(runtime.pack, project)
     req = RunRequest(brief=POTION, out_dir=project, model="offline", existing_project=project)
-    session = RunSession(runtime, req, POTION, phases=[ImplementPhase()])
-    session.model, session.fallback = ScriptedChatModel([[TextBlock(text="done")]], model=PRICED), None
     verdict = json.dumps({"findings": [{"rule": "verdict", "severity": "error",
                                         "message": "the game is broken: do not deliver it"}]})
     reviewer = ScriptedChatModel([[TextBlock(text=verdict)]], model=PRICED)
-    session.companions = RunCompanions(session, model_for=lambda role: reviewer)
+    req = replace(req, scripted_models={"writer": ScriptedChatModel([[TextBlock(text="done")]], model=PRICED),
+                                        "reviewer": reviewer})
+    session = RunSession(runtime, req, POTION, phases=[ImplementPhase()])
     out = await session.execute()
     assert out.status == "delivered" and out.stop_reason == "all L1 gates passed"  # the gates decided
     [event] = [e for e in await _events(runtime, out.run_id) if isinstance(e, CompanionCalled)]
@@ -134,17 +134,16 @@ async def test_a_companion_tripping_a_breaker_stops_the_run(runtime, config_dir,
     project = (tmp_path / "game").resolve()
     new_project(runtime.pack, project)
     req = RunRequest(brief=POTION, out_dir=project, model="offline", existing_project=project)
-    session = RunSession(runtime, req, POTION, phases=[ImplementPhase()])
     writer = ScriptedChatModel([[ToolCallBlock(id="e1", name="Explore",
                                                input=json.dumps({"question": "where is Play defined"}))]],
                                model=PRICED)  # strict: a second writer call fails the test
-    session.model, session.fallback = writer, None
 
     def looping(messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
         n = tool_results(messages)
         return [ToolCallBlock(id=f"i{n}", name="Index", input=json.dumps({"query": f"Play {n}"}))]
     explorer = ScriptedChatModel(looping, model=PRICED)
-    session.companions = RunCompanions(session, model_for=lambda role: explorer)
+    req = replace(req, scripted_models={"writer": writer, "explorer": explorer})
+    session = RunSession(runtime, req, POTION, phases=[ImplementPhase()])
     out = await session.execute()
     assert out.status == "stopped" and out.stop_reason.startswith("steps: ") and "the explorer's call" in \
         out.stop_reason

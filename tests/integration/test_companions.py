@@ -15,9 +15,9 @@ from agentscope.message import Msg, TextBlock, ToolCallBlock
 from tier2.companions.stop import CompanionStopMiddleware
 from tier2.errors import RunLimitReached
 from tier2.events import CompanionCalled
-from tier2.runs.companions import RunCompanions
+from tier2.runs.loop.addons.companions import RunCompanions
+from tier2.runs.loop.session import RunSession
 from tier2.runs.request import RunRequest
-from tier2.runs.session import RunSession
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
 from tier2.testing import ScriptedChatModel, tool_results
 from tier2.validators import ValidationReport
@@ -28,11 +28,20 @@ pytestmark = [pytest.mark.redis]
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
 
 
-async def _session(runtime, tmp_path: Path, options: dict | None = None) -> RunSession:
+async def _session(runtime, tmp_path: Path, options: dict | None = None, scripted: dict | None = None,
+                   ) -> RunSession:
     session = RunSession(runtime, RunRequest(brief=POTION, out_dir=tmp_path / "game", model="offline",
-                                             options=options or {}), POTION)
+                                             options=options or {}, scripted_models=scripted or {}), POTION)
     await session.open()
     return session
+
+
+def _companions(session: RunSession, model: ScriptedChatModel | None = None) -> RunCompanions:
+    """The run's companions as the session's setup makes them; ``model``: the companions' scripted model (the
+    request's one test seam, read at each call)."""
+    if model is not None:
+        session.req.scripted_models.update(explorer=model, reviewer=model)  # type: ignore[union-attr]
+    return RunCompanions(session.ctx, session, session.add_usage)
 
 
 async def _events(runtime, run_id: str) -> list:
@@ -58,7 +67,7 @@ def _drop_key(project: Path, table: str, key: str) -> None:
 
 async def test_offline_explorer_answers_with_paths_and_excerpts_on_the_run_ledger(runtime, tmp_path) -> None:
     session = await _session(runtime, tmp_path)
-    comp = RunCompanions(session)
+    comp = _companions(session)
     ok, text = await comp.explore("which files read data key economy.start_money")
     assert ok, text
     assert "src/state.js:" in text and "tables.economy.start_money" in text  # a path, a line, the excerpt
@@ -102,7 +111,7 @@ async def test_a_hostile_explorer_cannot_write_run_or_leave_the_project(runtime,
     (tmp_path / "outside.txt").write_text("secret outside the project")
     before = snapshot(project)["sha256"]
     model = _scripted(_hostile(project))
-    comp = RunCompanions(session, model_for=lambda role: model)
+    comp = _companions(session, model)
     ok, text = await comp.explore("where is the order queue drawn")
     assert ok and text == "nothing found"
     assert snapshot(project)["sha256"] == before and not (project / "pwned").exists()
@@ -114,7 +123,7 @@ async def test_a_hostile_explorer_cannot_write_run_or_leave_the_project(runtime,
 
 async def test_a_tight_budget_stops_the_explorer_and_then_the_run(runtime, tmp_path) -> None:
     session = await _session(runtime, tmp_path, options={"budget": {"usd": 0.000001}})
-    comp = RunCompanions(session)
+    comp = _companions(session)
     ok, text = await comp.explore("which files read data key economy.start_money")
     assert not ok and text.startswith("explorer stopped: budget")
     assert comp.tripped is not None and comp.tripped.limit == "budget"
@@ -137,7 +146,7 @@ async def test_breakers_bound_the_explorer(runtime, config_dir, tmp_path) -> Non
         n = tool_results(messages)
         return [ToolCallBlock(id=f"g{n}", name="Index", input=json.dumps({"query": f"Play {n}"}))]
     model = _scripted(looping)
-    comp = RunCompanions(session, model_for=lambda role: model)
+    comp = _companions(session, model)
     ok, text = await comp.explore("where is Play defined")
     assert not ok and text.startswith("explorer stopped: steps") and "steps_per_turn=2" in text
     assert comp.tripped is not None and "the explorer's call" in comp.tripped.detail
@@ -148,7 +157,7 @@ async def test_calls_beyond_the_policy_are_refused_without_a_model_call(runtime,
     (config_dir / "policy" / "zz-test.yaml").write_text("companions: {explorer: {max_calls_per_run: 1}}\n")
     session = await _session(runtime, tmp_path)
     model = _scripted([[TextBlock(text="src/main.js:1: import Phaser")]])  # strict: one call only
-    comp = RunCompanions(session, model_for=lambda role: model)
+    comp = _companions(session, model)
     assert (await comp.explore("where is Phaser imported"))[0]
     ok, text = await comp.explore("and again")
     assert not ok and "max_calls_per_run" in text and len(model.calls) == 1
@@ -158,7 +167,7 @@ async def test_calls_beyond_the_policy_are_refused_without_a_model_call(runtime,
 
 async def test_offline_reviewer_finds_a_missing_data_key_in_the_change(runtime, tmp_path) -> None:
     session = await _session(runtime, tmp_path)
-    comp = RunCompanions(session)
+    comp = _companions(session)
     comp.turn_started()
     _drop_key(session.opened.project, "economy", "start_money")
     review = await comp.review(_failing_report())
@@ -182,7 +191,7 @@ async def test_reviewer_sees_the_turns_diff_and_the_verdicts(runtime, tmp_path) 
     model = _scripted([[TextBlock(text='Here: {"findings": [{"file": "data/economy.json", "rule": "r1", '
                                                '"message": "start_money was removed", "severity": "error"}, '
                                                '{"rule": "", "message": "invalid: empty rule"}]}')]])
-    comp = RunCompanions(session, model_for=lambda role: model)
+    comp = _companions(session, model)
     comp.turn_started()
     _drop_key(session.opened.project, "economy", "start_money")
     review = await comp.review(_failing_report())
@@ -196,7 +205,7 @@ async def test_policy_off_means_no_companion_calls(runtime, config_dir, tmp_path
     (config_dir / "policy" / "zz-test.yaml").write_text(
         "companions: {explorer: {enabled: false}, reviewer: {enabled: false}}\n")
     session = await _session(runtime, tmp_path)
-    comp = RunCompanions(session, model_for=lambda role: _scripted([]))  # any call fails the test
+    comp = _companions(session, _scripted([]))  # any call fails the test
     assert comp.writer_tools() == []
     comp.turn_started()
     assert await comp.review(_failing_report()) is None
@@ -205,10 +214,10 @@ async def test_policy_off_means_no_companion_calls(runtime, config_dir, tmp_path
 
 async def test_reviewer_trigger_policy(runtime, config_dir, tmp_path) -> None:
     session = await _session(runtime, tmp_path)
-    comp = RunCompanions(session)
+    comp = _companions(session)
     passed = ValidationReport(target="game", passed=True)
     assert comp.trigger(passed) is None  # failed_check: nothing failed in the turn, nothing failed after it
     assert comp.trigger(_failing_report()) == "failed_validation"
     (config_dir / "policy" / "zz-test.yaml").write_text("companions: {reviewer: {trigger: every_turn}}\n")
-    every = RunCompanions(await _session(runtime, tmp_path / "b"))
+    every = _companions(await _session(runtime, tmp_path / "b"))
     assert every.trigger(passed) == "every_turn"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.hostile_fs import KINDS, VICTIM, Outside, bounded, plant
-from tier2.runs.delivery import load_delivery, write_delivery
+from tier2.runs.loop.delivery import load_delivery, write_delivery
 from tier2.validators import ValidationReport
 from tier2.workspace import new_project, snapshot
 from tier2.workspace.projects import read_project

@@ -15,7 +15,7 @@ import pytest
 from agentscope.message import Msg, TextBlock, ToolCallBlock, UserMsg
 
 from tier2.assembly import build_writer
-from tier2.runs.progress import EventMapper
+from tier2.runs.loop.usage import EventMapper
 from tier2.settings.secrets import Redactor
 from tier2.testing import ScriptedChatModel, tool_results
 from tier2.validators import ValidationRunner

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tier2.runs.l3 import l3_scorer
+from tier2.models.routing import agent_models
+from tier2.runs.loop.addons.l3 import l3_scorer
+from tier2.runs.loop.context import RunContext
+from tier2.runs.process.policy import RunPolicy
+from tier2.runs.request import RunRequest
 from tier2.store.budget import BudgetCaps, BudgetLedger
 from tier2.store.trajectory import ModelCallRecord, TrajectoryStore
 from tier2.testing import FakeOpenAIServer, Reply
@@ -26,6 +30,16 @@ def shot(tmp_path: Path) -> Path:
     return path
 
 
+def _run(runtime, run_id: str, options: dict) -> RunContext:
+    """The context of a run the scorer scores for (its ledger, trajectory and events)."""
+    async def emit(event) -> None:
+        await runtime.store.append_event(event)
+    policy = runtime.policies.snapshot()
+    req = RunRequest(brief="a potion shop", run_id=run_id, options=options)
+    return RunContext(rt=runtime, req=req, brief=req.brief, run_id=run_id, run_policy=RunPolicy(policy, fresh=True),
+                      emit=emit, writer=agent_models(policy, "writer"))
+
+
 def _configure(config_dir: Path, base_url: str) -> None:
     (config_dir / "policy" / "zz-l3.yaml").write_text(
         f"models:\n  vision:\n    kind: openai\n    model: vision-model\n    base_url: {base_url}\n"
@@ -38,7 +52,7 @@ async def test_the_scorer_call_is_metered_on_the_run_ledger_and_traced(runtime, 
     with FakeOpenAIServer(lambda body: Reply(text=VERDICT, usage=(1200, 40))) as srv:
         _configure(config_dir, srv.base_url)
         policy = runtime.policies.snapshot()
-        scorer = l3_scorer(policy, rt=runtime, run_id="r-l3-ok", options={"budget": {"usd": 1.0}})
+        scorer = l3_scorer(policy, _run(runtime, "r-l3-ok", {"budget": {"usd": 1.0}}))
         result = await score_visual([shot], "a potion shop", scorer, timeout_s=10)
         assert srv.requests[0]["max_tokens"] == 500                # the reserved output bound is sent
     assert result.evidence["scorer"] == "vision (vision-model)" and result.evidence["score"] == 0.65
@@ -54,8 +68,8 @@ async def test_the_scorer_call_is_metered_on_the_run_ledger_and_traced(runtime, 
 async def test_a_refused_scorer_call_degrades_to_the_heuristic(runtime, config_dir, shot) -> None:
     with FakeOpenAIServer(lambda body: Reply(text=VERDICT)) as srv:
         _configure(config_dir, srv.base_url)
-        scorer = l3_scorer(runtime.policies.snapshot(), rt=runtime, run_id="r-l3-poor",
-                           options={"budget": {"usd": 0.001}})            # less than one scorer call
+        scorer = l3_scorer(runtime.policies.snapshot(),
+                           _run(runtime, "r-l3-poor", {"budget": {"usd": 0.001}}))  # less than one scorer call
         result = await score_visual([shot], "a potion shop", scorer, timeout_s=10)
         assert srv.requests == []                                  # refused before any request
     assert result.evidence["scorer"] == HEURISTIC_SCORER

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-import tier2.runs.owner as owner_mod
-import tier2.runs.session as session_mod
-import tier2.runs.worker as worker_mod
+import tier2.runs.loop.session as session_mod
+import tier2.runs.process.owner as owner_mod
+import tier2.runs.process.worker as worker_mod
 from tier2.errors import RunLimitReached
 from tier2.runs import RunRequest, Runtime, execute_run
-from tier2.runs.owner import sweep_orphans
-from tier2.runs.phases import ImplementPhase
-from tier2.runs.worker import Worker, ensure_group
+from tier2.runs.loop.phases.implement import ImplementPhase
+from tier2.runs.process.owner import sweep_orphans
+from tier2.runs.process.worker import Worker, ensure_group
 from tier2.store.finish import finish_run
 
 pytestmark = [pytest.mark.redis]
@@ -69,7 +69,7 @@ async def test_a_crashing_run_ends_failed(runtime: Runtime, tmp_path: Path, fini
         raise RuntimeError("the phase blew up at /srv/secret/path on db.internal:5432")
 
     monkeypatch.setattr(ImplementPhase, "run", crash)
-    with caplog.at_level("ERROR", logger="tier2.runs.session"):
+    with caplog.at_level("ERROR", logger="tier2.runs.loop.session"):
         out = await execute_run(runtime, RunRequest(brief=POTION, out_dir=tmp_path / "g"))
     assert out.status == "failed"
     assert out.stop_reason == "internal_error: the run crashed (RuntimeError); the details are in the server log"

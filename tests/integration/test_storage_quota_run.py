@@ -13,10 +13,9 @@ import pytest
 from agentscope.message import Msg, TextBlock, ToolCallBlock
 
 from tier2.errors import QuotaExceeded
-from tier2.models.routing import agent_models
 from tier2.runs import execute_run
+from tier2.runs.process.runtime import Runtime, open_runtime
 from tier2.runs.request import RunRequest, new_run_id
-from tier2.runs.runtime import Runtime, open_runtime
 from tier2.runs.submit import RunSubmission, submit_run
 from tier2.settings.loader import Settings
 from tier2.store.keys import Keys
@@ -53,12 +52,11 @@ async def test_a_run_past_the_disk_quota_stops_and_the_tenant_is_refused_until_i
         return [TextBlock(text="done")]
 
     model = ScriptedChatModel(script, model="tier2-offline-policy-v1")
-    monkeypatch.setattr("tier2.runs.session.agent_models",
-                        lambda policy, role, override=None: agent_models(policy, role, override, lambda _: model))
     await rt.store.accept_run(run_id, {"status": "queued", "brief": BRIEF, "project_id": project_id,
                                        "project_dir": str(project)}, project_id=project_id, dispatch=False)
-    outcome = await execute_run(rt, RunRequest(brief=BRIEF, run_id=run_id, project_id=project_id,
-                                               out_dir=project))
+    outcome = await execute_run(rt, RunRequest(
+        brief=BRIEF, scripted_models={"writer": model}, run_id=run_id, project_id=project_id,
+        out_dir=project))
     assert outcome.status == "stopped", outcome.stop_reason
     assert outcome.stop_reason.startswith("quota: ") and "disk_bytes" in outcome.stop_reason
     assert f"quota of {QUOTA} bytes" in outcome.stop_reason

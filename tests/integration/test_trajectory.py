@@ -18,7 +18,7 @@ from tier2.assembly.writer import writer_permissions
 from tier2.middleware import RunLayers, build_middlewares
 from tier2.middleware.recorder import CallRecorder
 from tier2.models.fallback import FallbackChain
-from tier2.runs.progress import EventMapper
+from tier2.runs.loop.usage import EventMapper
 from tier2.settings.loader import Price
 from tier2.store.keys import Keys
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
@@ -107,7 +107,7 @@ async def test_a_call_recorded_again_replaces_its_record_and_keeps_its_place(sto
 async def test_the_fallback_answers_when_the_primary_fails_and_is_named(store: TrajectoryStore,
                                                                        tmp_path: Path) -> None:
     recorder = CallRecorder("run-3", "writer", PRICES, store, ["primary-model", "backup-model"])
-    mapper = EventMapper("run-3", "primary-model", PRICES["primary-model"], prices=PRICES)
+    mapper = EventMapper("run-3", "primary-model")
     events = await _run(tmp_path, recorder, ScriptedChatModel(_down, model="primary-model"),
                         ScriptedChatModel(_script(tmp_path), model="backup-model"), mapper)
     calls = await store.read("run-3")

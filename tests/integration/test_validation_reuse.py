@@ -22,9 +22,7 @@ REUSED = "default-renderer smoke reused"
 
 
 def _runner(pool, pack, cache: Path) -> ValidationRunner:
-    runner = ValidationRunner(pool, pack, Policy(timeouts={"validation_s": 30, "boot_s": 10}))
-    runner.cache_dir = cache
-    return runner
+    return ValidationRunner(pool, pack, Policy(timeouts={"validation_s": 30, "boot_s": 10}), cache_dir=cache)
 
 
 async def _validate(runner: ValidationRunner, target: Path, out: Path, generic: bool = False,

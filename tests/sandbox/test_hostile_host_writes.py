@@ -19,7 +19,6 @@ from agentscope.message import Msg, TextBlock, ToolCallBlock
 
 from tests.hostile_fs import Outside, bounded
 from tests.sandbox.conftest import skip_unless_kind
-from tier2.models.routing import agent_models
 from tier2.runs import execute_run
 from tier2.runs.request import RunRequest, new_run_id
 from tier2.testing import ScriptedChatModel, tool_results
@@ -73,14 +72,13 @@ async def test_names_the_sandbox_replaced_never_take_a_host_write_outside(
         return [TextBlock(text="done")]
 
     model = ScriptedChatModel(script, model="tier2-offline-policy-v1")
-    monkeypatch.setattr("tier2.runs.session.agent_models",
-                        lambda policy, role, override=None: agent_models(policy, role, override, lambda _: model))
     run_id = new_run_id()
     await runtime.store.accept_run(run_id, {"status": "queued", "brief": BRIEF, "project_id": "p-planted",
                                             "project_dir": str(project), "options": {"workspace": "isolated"}},
                                    project_id="p-planted", dispatch=False)
-    outcome = await execute_run(runtime, RunRequest(brief=BRIEF, run_id=run_id, project_id="p-planted",
-                                                    out_dir=project, options={"workspace": "isolated"}))
+    outcome = await execute_run(runtime, RunRequest(
+        brief=BRIEF, scripted_models={"writer": model}, run_id=run_id, project_id="p-planted",
+        out_dir=project, options={"workspace": "isolated"}))
     assert outside.unchanged(), outside.fingerprint()  # nothing outside written, created or replaced
     gates = outcome.delivery.get("verification", {}).get("gates")
     builds = [g for g in gates or [] if g.get("id") == "l1.builds"]

@@ -17,7 +17,6 @@ from agentscope.message import Msg, TextBlock, ToolCallBlock
 from tests.sandbox.conftest import KINDS, skip_unless_kind
 from tier2.middleware.checkpoint import restorable_state
 from tier2.middleware.snapshots import snapshot_of
-from tier2.models.routing import agent_models
 from tier2.runs import execute_run
 from tier2.runs.request import Resume, RunRequest, new_run_id
 from tier2.store.checkpoints import CheckpointStore
@@ -75,8 +74,6 @@ async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
         return [TextBlock(text="done")]
 
     model = _Gated(script, block_at=3)
-    monkeypatch.setattr("tier2.runs.session.agent_models",  # the writer's route, with this scripted model
-                        lambda policy, role, override=None: agent_models(policy, role, override, lambda _: model))
     options = {"workspace": kind}
     where: dict[str, Any] = {"out_dir": project}
     if uploaded:  # a loaded project: the run works on it where it is (no template copy on resume)
@@ -90,7 +87,8 @@ async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
     first = await leases.acquire(run_id, "w1", 120_000)
     assert not isinstance(first, str)
     attempt = asyncio.create_task(execute_run(runtime, RunRequest(
-        brief=BRIEF, run_id=run_id, project_id=project_id, fence=first.fence, options=options, **where)))
+        brief=BRIEF, run_id=run_id, project_id=project_id, fence=first.fence, options=options,
+        scripted_models={"writer": model}, **where)))
     reached = asyncio.create_task(model.reached.wait())
     await asyncio.wait([reached, attempt], timeout=120, return_when=asyncio.FIRST_COMPLETED)
     if attempt.done():
@@ -122,7 +120,7 @@ async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
     assert not isinstance(second, str) and second.token == 2
     model.armed = False
     restored: dict[str, Any] = {}
-    real_restore = __import__("tier2.runs.sandboxing", fromlist=["RunWorkspace"]).RunWorkspace.restore
+    real_restore = __import__("tier2.runs.loop.sandboxing", fromlist=["RunWorkspace"]).RunWorkspace.restore
 
     async def spy(self: Any, state_json: str | None) -> str | None:
         sid = await real_restore(self, state_json)
@@ -130,12 +128,12 @@ async def test_a_deleted_workspace_comes_back_exactly_as_the_checkpoint_had_it(
         restored["sid"] = sid
         return sid
 
-    monkeypatch.setattr("tier2.runs.sandboxing.RunWorkspace.restore", spy)
+    monkeypatch.setattr("tier2.runs.loop.sandboxing.RunWorkspace.restore", spy)
     resume = Resume(checkpoint=number, state_json=restorable_state(state), round=int(meta.get("round", 0)),
                     stage=str(meta.get("stage", "turn")), usage=meta.get("usage") or {}, step=int(meta.get("step", 0)))
     outcome = await execute_run(runtime, RunRequest(
         brief=BRIEF, run_id=run_id, project_id=project_id, fence=second.fence, resume=resume, options=options,
-        **where))
+        scripted_models={"writer": model}, **where))
     assert restored["sid"] == snapshot_of(state)
     assert restored["files"] == expected  # exactly the checkpoint's files, before the attempt did anything
     final = {e.path: (e.sha256, e.mode, e.link) for e in scan(project)[0].entries}

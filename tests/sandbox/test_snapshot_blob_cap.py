@@ -11,7 +11,6 @@ import pytest
 from agentscope.message import Msg, TextBlock, ToolCallBlock
 
 from tests.sandbox.conftest import skip_unless_kind
-from tier2.models.routing import agent_models
 from tier2.runs import execute_run
 from tier2.runs.request import RunRequest, new_run_id
 from tier2.store.snapshots import SnapshotStore
@@ -38,14 +37,13 @@ async def test_a_100_mb_file_made_by_the_writer_is_never_stored_and_stops_the_ru
         return [TextBlock(text="done")]
 
     model = ScriptedChatModel(script, model="tier2-offline-policy-v1")
-    monkeypatch.setattr("tier2.runs.session.agent_models",
-                        lambda policy, role, override=None: agent_models(policy, role, override, lambda _: model))
     options = {"workspace": "isolated"}
     await runtime.store.accept_run(run_id, {"status": "queued", "brief": BRIEF, "project_id": project_id,
                                             "project_dir": str(project), "options": options},
                                    project_id=project_id, dispatch=False)
-    outcome = await execute_run(runtime, RunRequest(brief=BRIEF, run_id=run_id, project_id=project_id,
-                                                    out_dir=project, options=options))
+    outcome = await execute_run(runtime, RunRequest(
+        brief=BRIEF, scripted_models={"writer": model}, run_id=run_id, project_id=project_id,
+        out_dir=project, options=options))
     assert outcome.status == "stopped", outcome.stop_reason
     assert outcome.stop_reason.startswith("quota: big.bin is 104857600 bytes"), outcome.stop_reason
     assert "snapshot_blob_bytes" in outcome.stop_reason

@@ -1,6 +1,6 @@
 """Assemble the design studio's agents: the leader and one designer per role, all read-only.
 
-Each is a plain AgentScope `Agent` driven by tier2 (`tier2.runs.design_phase`), not an AgentScope team session:
+Each is a plain AgentScope `Agent` driven by tier2 (`tier2.runs.loop.phases.design`), not an AgentScope team session:
 tier2 owns the wake-ups (a mailbox that cannot lose a message, `tier2.store.team`), the checkpoints (one
 namespace per agent) and the files (answers are JSON; tier2 writes the documents). Every agent gets the run's
 layers for its own role (ledger, breakers, trajectory, per-agent checkpoints), its own prompt file

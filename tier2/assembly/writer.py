@@ -89,7 +89,7 @@ async def build_writer(
     """``home``: the AgentScope workspace's own directory (MCP config, skills index, offloaded context) — outside
     the project; by default a hidden sibling of it. ``sandbox``: the run's workspace kind (builds run inside it
     unless it is ``local``); ``commands``: the writer's command sessions in it (gives the writer Bash);
-    ``extra_tools``: the run's own tools for the writer (``Explore``, `tier2.runs.companions`);
+    ``extra_tools``: the run's own tools for the writer (``Explore``, `tier2.runs.loop.addons.companions`);
     ``docs_cache``: where the pack's engine-docs index is cached (the EngineDocs tool); ``max_project_bytes``: the
     most bytes the project's files may hold after a Write or an Edit."""
     home = home or project.parent / f".{project.name}.agent"

@@ -8,7 +8,7 @@ reviewer of its turns.
 * `tools` — the ``Index`` and ``Checks`` tools both companions may use, and the writer's ``Explore`` tool;
 * `stop` — a limit a companion hit (budget, breakers) stops the run at the writer's next model call.
 
-The agents are assembled in `tier2.assembly.companions` and wired into a run by `tier2.runs.companions`.
+The agents are assembled in `tier2.assembly.companions` and wired into a run by `tier2.runs.loop.addons.companions`.
 """
 
 from tier2.companions.findings import Finding, parse_findings, render_findings

@@ -58,7 +58,7 @@ class ContextMiddleware(MiddlewareBase):
     def __init__(self, policy: AgentContextPolicy, *, role: str, run_id: str = "", project_root: Path | None = None,
                  pins: PinsProvider | None = None, emit: Emit | None = None) -> None:
         self.policy, self.role, self.run_id, self.root = policy, role, run_id, project_root
-        #: set by the run once it knows them (goal, requirements, last failing gate): `tier2.runs.context`
+        #: set by the run once it knows them (goal, requirements, last failing gate): `tier2.runs.loop.addons.pins`
         self.pins, self.emit = pins, emit
 
     # ------------------------------------------------------------------ state

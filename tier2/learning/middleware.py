@@ -40,7 +40,7 @@ class Recheck:
 
 
 class ToolChecks(Protocol):
-    """The run's Build and RunGame, as the library uses them (`tier2.runs.library` binds the real tools)."""
+    """The run's Build and RunGame, as the library uses them (`tier2.runs.loop.addons.library` binds the real tools)."""
 
     def latest(self, tool: str) -> BuildResult | ValidationReport | None: ...
 

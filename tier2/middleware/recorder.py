@@ -34,7 +34,7 @@ from tier2.middleware._kwargs import ActingNext, ModelNext, ModelResult, StreamN
 from tier2.settings.loader import Price, SecretsConfig
 from tier2.settings.secrets import Redactor
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
-from tier2.telemetry import ANSWERED_BY, FALLBACK_INDEX, A, recording_span
+from tier2.telemetry import ANSWERED_BY, CALL_COST, FALLBACK_INDEX, A, recording_span
 
 __all__ = ["CallRecorder", "RecorderState", "answered_by", "default_redactor", "recorder_state", "summarize_args"]
 
@@ -43,11 +43,12 @@ _KEY = "tier2.recorder"
 
 class RecorderState(TypedDict, total=False):
     """Per-run state of `CallRecorder`: the step (``reply_id:cur_iter``), model calls made at it, and the model
-    that answered the last successful call."""
+    that answered the last successful call, with that call's cost (None: unpriced)."""
 
     slot: str
     seq: int
     answered: str
+    cost: float | None
 
 
 def recorder_state(state: AgentState) -> RecorderState:
@@ -157,8 +158,9 @@ class CallRecorder(MiddlewareBase):
         tokens_out = int(getattr(usage, "output_tokens", 0) or 0)
         price = self.prices.get(model)
         cost = price.cost(tokens_in, tokens_out) if price is not None and exc is None else None
-        if exc is None:
-            self._mine(agent)["answered"] = model
+        if exc is None:  # the answer's model and cost, for the ModelCallEndEvent (`on_reasoning`)
+            mine = self._mine(agent)
+            mine["answered"], mine["cost"] = model, cost
         if span is not None:
             span.set_attributes({A.CALL_ID: call_id, A.AGENT: self.agent_name, A.RESPONSE_MODEL: model,
                                  A.INPUT_TOKENS: tokens_in, A.OUTPUT_TOKENS: tokens_out, A.PRICED: cost is not None,
@@ -200,12 +202,16 @@ class CallRecorder(MiddlewareBase):
 
     async def on_reasoning(self, agent: Any, input_kwargs: dict[str, Any], next_handler: StreamNext,
                            ) -> AsyncGenerator[Any, None]:
-        """Name the answering model on AgentScope's ``ModelCallEndEvent`` (its model name is always the primary)."""
+        """Name the answering model on AgentScope's ``ModelCallEndEvent`` (its model name is always the primary) and
+        put the call's cost on it (``CALL_COST``, None when unpriced): the one price of the call, which the run's
+        usage and events read (`tier2.runs.loop.usage`)."""
         async for item in next_handler(**input_kwargs):
             if isinstance(item, ModelCallEndEvent):
-                answered = self._mine(agent).get("answered")
+                mine = self._mine(agent)
+                answered = mine.get("answered")
                 if answered:
                     item.metadata[ANSWERED_BY] = answered
+                    item.metadata[CALL_COST] = mine.get("cost")
             yield item
 
     async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,

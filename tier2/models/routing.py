@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agentscope.credential import OpenAICredential
@@ -29,16 +29,27 @@ class AgentModels:
 
 
 def agent_models(policy: Policy, role: str, override: str | None = None,
-                 scripted: Callable[[str], ChatModelBase] | None = None) -> AgentModels:
-    """The models of agent ``role`` (``writer``, ``designer.economy``, ``explorer``...) under ``policy``: its route
-    (``override``, the run's ``--model``, wins), that route's model and its fallbacks, with the policy's HTTP
-    timeout. ``scripted``: a test's model for the role, on the role's route, without fallbacks."""
+                 scripted: Mapping[str, ChatModelBase] | None = None, *, kinds: frozenset[str] | None = None,
+                 timeout_s: float | None = None) -> AgentModels:
+    """The models of agent ``role`` (``writer``, ``designer.economy``, ``explorer``, ``l3_scorer``...) under
+    ``policy``: its route (``override``, the run's ``--model``, wins), that route's model and its fallbacks, with the
+    policy's HTTP timeout (or ``timeout_s``). ``kinds``: only routes of these kinds (the L3 scorer: ``openai``, the
+    routes that see images) — the first of the chain that is one is the route, `ModelRouteError` when none is.
+    ``scripted``: a test's model for the role (or its family: ``designer`` for ``designer.economy``), on the role's
+    route, without fallbacks."""
     name, route = policy.agent_route(role, override)
-    if scripted is not None:
-        return AgentModels(name, route, scripted(role), None)
-    timeout = policy.timeouts.model_call_s
+    chain = policy.route_chain(name)
+    if kinds is not None:
+        chain = [(n, r) for n, r in chain if r.kind in kinds]
+        if not chain:
+            raise ModelRouteError(f"agent {role!r}: no route of kind {', '.join(sorted(kinds))} in {name!r}'s chain")
+        name, route = chain[0]
+    mine = (scripted or {}).get(role) or (scripted or {}).get(role.split(".", 1)[0])
+    if mine is not None:
+        return AgentModels(name, route, mine, None)
+    timeout = timeout_s if timeout_s is not None else policy.timeouts.model_call_s
     return AgentModels(name, route, build_model(name, route, timeout_s=timeout),
-                       build_fallback(policy.route_chain(name)[1:], timeout_s=timeout))
+                       build_fallback(chain[1:], timeout_s=timeout))
 
 
 def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0) -> ChatModelBase:

@@ -26,7 +26,7 @@ from typing import Any
 from tier2.design import classify_brief
 from tier2.errors import PayloadTooLarge
 from tier2.packs import Pack
-from tier2.runs.runtime import Runtime
+from tier2.runs.process.runtime import Runtime
 from tier2.runs.tenancy import charge_upload, ensure_upload_room, measure_project, reserve_import, upload_limit
 from tier2.store.quotas import QuotaStore
 from tier2.workspace.importer import Imported, ImportLimits, copy_directory, extract_archive

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from tier2.errors import Conflict, NotFound
 from tier2.events import TERMINAL_STATUSES, CancelRequested, Tier2Event
 from tier2.hostio import ProjectDir
-from tier2.runs.runtime import Runtime
+from tier2.runs.process.runtime import Runtime
 from tier2.store.leases import LeaseStore
 from tier2.store.records import ProjectRecord, RunRecord, ThreadRecord
 from tier2.store.run_index import Cursor, RunIndex, RunPage

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentscope.model import ChatModelBase
+
 from tier2.errors import BadInput
 from tier2.events import Tier2Event
-from tier2.runs.policy import RunPolicy
+from tier2.runs.process.policy import RunPolicy
 from tier2.settings.loader import BriefLimits
 from tier2.store.checkpoints import ResumeStage
 from tier2.store.lifecycle import TerminalStatus
@@ -63,9 +65,12 @@ class RunRequest:
     options: dict[str, Any] = field(default_factory=dict)
     #: stop after this phase (``"design"``: a person reads and edits the design, then continues the run)
     pause_after: str | None = None
-    #: the run's policy snapshot when the caller has it already (a worker: `tier2.runs.policy.run_policy`);
+    #: the run's policy snapshot when the caller has it already (a worker: `tier2.runs.process.policy.run_policy`);
     #: None: `execute_run` takes it
     policy: RunPolicy | None = None
+    #: the one test seam for models: an agent role (``writer``, ``leader``, ``designer.economy`` or ``designer``,
+    #: ``explorer``, ``reviewer``) → the model it uses instead of its route's (on that route, without fallbacks)
+    scripted_models: Mapping[str, ChatModelBase] | None = None
 
 
 @dataclass

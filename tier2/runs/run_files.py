@@ -20,12 +20,12 @@ import stat
 from dataclasses import dataclass
 from typing import Any, Final
 
+from tier2.design.paths import DOCS_DIR, SPEC_FILE
 from tier2.errors import NotFound
 from tier2.events import TERMINAL_STATUSES
 from tier2.hostio import ProjectDir, UnsafePath
-from tier2.runs.design_phase import DOCS_DIR, SPEC_FILE
+from tier2.runs.process.runtime import Runtime
 from tier2.runs.queries import project_dir, require_run
-from tier2.runs.runtime import Runtime
 
 __all__ = ["ARTIFACT_FILES", "DesignDoc", "DesignFiles", "REPORTS_DIR", "ServedFile", "ValidationReport",
            "artifact_file", "design_files", "play_file", "validation_report"]

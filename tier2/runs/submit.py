@@ -20,9 +20,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from tier2.errors import Conflict, NotFound
+from tier2.runs.loop.sandboxing import choose_workspace
+from tier2.runs.process.runtime import Runtime
 from tier2.runs.request import new_run_id, validate_brief
-from tier2.runs.runtime import Runtime
-from tier2.runs.sandboxing import choose_workspace
 from tier2.runs.tenancy import admit_run, ensure_disk_room, refusal
 from tier2.settings.loader import BudgetOverride
 from tier2.store.quotas import QuotaStore

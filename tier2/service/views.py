@@ -55,7 +55,7 @@ _ABS_PATH = re.compile(r"(?<![\w:/.~-])/(?!v1/)(?:[\w.@+~-]+/)+([\w.@+~-]*)")  #
 
 
 def public_worker(name: object) -> str | None:
-    """A worker's name without host or pid: a default name (``<host>-<pid>-<hex6>``, `runs.worker.worker_name`)
+    """A worker's name without host or pid: a default name (``<host>-<pid>-<hex6>``, `runs.process.worker.worker_name`)
     becomes ``worker-<hex6>``; a name the operator chose (``tier2 worker --name w1``) is shown as it is, unless it
     holds this host's name, then it becomes an opaque hash."""
     if not name:

@@ -6,7 +6,7 @@
 * **Hot policy** (`Policy`, ``config/policy/*.yaml``, `tier2.settings.policy`): iterations, model routes, gate
   modes, timeouts; `PolicyStore.snapshot()` re-reads changed files, validates them (schema, routing, ceilings)
   before they take effect — a refused edit is logged and the previous snapshot stays — and every run keeps the
-  immutable snapshot it took (`tier2.runs.policy`).
+  immutable snapshot it took (`tier2.runs.process.policy`).
 """
 
 from __future__ import annotations

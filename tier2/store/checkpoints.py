@@ -28,10 +28,10 @@ ResumeStage = Literal["turn", "turn_done"]
 
 
 class RunPosition(TypedDict, total=False):
-    """Where the run is, stored with each checkpoint (supplied by the run: `tier2.runs.layers.LayerContext`)."""
+    """Where the run is, stored with each checkpoint (supplied by the run: `tier2.runs.loop.layers.LayerContext`)."""
 
     round: int  # writer fix round
-    usage: dict[str, Any]  # `tier2.runs.progress.Usage` as a dict
+    usage: dict[str, Any]  # `tier2.runs.loop.usage.Usage` as a dict
     step: int  # model calls so far
     phase: str  # a design-team agent: the phase and role its checkpoint belongs to
     role: str

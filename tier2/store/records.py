@@ -65,11 +65,14 @@ class RunRecord(BaseModel):
     #: accepted by the service for a worker (False: a foreground ``tier2 generate`` run)
     dispatched: bool = False
     model_route: str | None = None
+    #: stop after this phase (``design``: a person reads and edits the design, then continues the run)
+    pause_after: str | None = None
     #: the writer's route as resolved when the run started: ``{route, kind, model}``
     model: dict[str, Any] | None = None
-    #: the hash of the run's hot-policy snapshot (`tier2.runs.policy`): every attempt works under that snapshot
+    #: the hash of the run's hot-policy snapshot (`tier2.runs.process.policy`): every attempt works under that snapshot
     policy: str | None = None
-    #: the security/build config (`tier2.runs.runtime.security_build_hash`) of the process running its last attempt
+    #: the security/build config (`tier2.runs.process.runtime.security_build_hash`) of the process running its last
+    #: attempt
     security_hash: str | None = None
     #: the process running it (foreground runs: the orphan sweep checks it)
     owner: dict[str, Any] | None = None

@@ -198,6 +198,9 @@ class RunStore:
         """Durable cancel flag; the worker running (or next taking) the run reacts to it."""
         await self.r.set(self.keys.run_cancel(run_id), "1")
 
+    async def cancel_requested(self, run_id: str) -> bool:
+        return bool(await self.r.exists(self.keys.run_cancel(run_id)))
+
     async def project_writer(self, project_id: str) -> str | None:
         return opt_text(await self.r.get(self.keys.project_active(project_id)))
 

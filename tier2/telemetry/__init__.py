@@ -3,6 +3,7 @@
 from tier2.telemetry.setup import ExportConfig, export_config, setup_tracing, shutdown_tracing
 from tier2.telemetry.spans import (
     ANSWERED_BY,
+    CALL_COST,
     FALLBACK_INDEX,
     A,
     RunTrace,
@@ -14,5 +15,6 @@ from tier2.telemetry.spans import (
     tracing_enabled,
 )
 
-__all__ = ["A", "ANSWERED_BY", "FALLBACK_INDEX", "ExportConfig", "RunTrace", "annotate_validation", "export_config",
+__all__ = ["A", "ANSWERED_BY", "CALL_COST", "FALLBACK_INDEX",
+           "ExportConfig", "RunTrace", "annotate_validation", "export_config",
            "recording_span", "setup_tracing", "shutdown_tracing", "span", "traced", "tracer", "tracing_enabled"]

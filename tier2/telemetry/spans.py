@@ -15,7 +15,8 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Link, Span, Status, StatusCode
 
-__all__ = ["A", "ANSWERED_BY", "FALLBACK_INDEX", "RunTrace", "tracing_enabled", "tracer", "span", "recording_span",
+__all__ = ["A", "ANSWERED_BY", "CALL_COST", "FALLBACK_INDEX",
+           "RunTrace", "tracing_enabled", "tracer", "span", "recording_span",
            "traced", "annotate_validation"]
 
 T = TypeVar("T")
@@ -24,6 +25,8 @@ T = TypeVar("T")
 #: in the route's fallback chain
 ANSWERED_BY = "tier2.model"
 FALLBACK_INDEX = "tier2.fallback"
+#: a model call's cost in USD (None: unpriced), priced once by the call recorder and read by everyone after it
+CALL_COST = "tier2.cost_usd"
 
 
 class A:

@@ -12,6 +12,7 @@ import functools
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -109,26 +110,27 @@ async def _given(result: Any, ms: int) -> tuple[Any, int]:
     return result, ms
 
 
+#: the run's validated design when it has one: the spec and the goal text the L2 conformance gates judge
+DesignSource = Callable[[], tuple[dict[str, Any], str] | None]
+
+
 class ValidationRunner:
-    """Build + probe + gates; reuses the pool's browser (a fresh context per validation)."""
+    """Build + probe + gates; reuses the pool's browser (a fresh context per validation).
 
-    #: the run's budget guard (set by the run): the L3 model scorer reserves on the run's ledger like an agent
-    #: the run's spend guard (its ledger's view goes into the delivery's usage)
-    spend_guard: SpendGuard | None = None
-    #: the L3 model scorer (`tier2.runs.l3`), None = the offline heuristic
-    l3_scorer: ModelScorer | None = None
-    #: the run's validated design spec and goal text (set by the design phase): L2 conformance gates run on it
-    design_spec: dict[str, Any] | None = None
-    design_goal: str = ""
-    #: where project builds run (the run's workspace sandbox, `tier2.sandbox`); None = on the host
-    launcher: Launcher | None = None
-    #: the play trace of the latest validation (None before any, or when nothing was played)
-    last_trace: PlayTrace | None = None
-    #: durable validation cache (passing default-renderer smokes, `tier2.validators.reuse`); None = nothing reused
-    cache_dir: Path | None = None
+    ``launcher``: where project builds run (the run's workspace sandbox, `tier2.sandbox`; None = on the host);
+    ``cache_dir``: the durable validation cache (passing default-renderer smokes, `tier2.validators.reuse`; None =
+    nothing reused); ``spend_guard``: the run's (its ledger's view goes into the delivery's usage); ``l3_scorer``:
+    the L3 model scorer (`tier2.runs.loop.addons.l3`; None = the offline heuristic); ``design``: the run's design
+    as it stands at each validation (the design phase produces it after the runner exists)."""
 
-    def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy) -> None:
+    def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy, *, launcher: Launcher | None = None,
+                 cache_dir: Path | None = None, spend_guard: SpendGuard | None = None,
+                 l3_scorer: ModelScorer | None = None, design: DesignSource | None = None) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
+        self.launcher, self.cache_dir, self.spend_guard, self.l3_scorer = launcher, cache_dir, spend_guard, l3_scorer
+        self.design = design
+        #: the play trace of the latest validation (None before any, or when nothing was played)
+        self.last_trace: PlayTrace | None = None
 
     async def validate_project(
         self, project: Path, out_dir: Path, build: BuildResult | None = None, brief: str | None = None,
@@ -281,11 +283,12 @@ class ValidationRunner:
             if static is not None:
                 static_gates, timings["static_gates"] = await static
                 gates[1:1] = static_gates
-        if self.design_spec is not None and target.tier2_project:  # L2: the build against the design
-            l2 = conformance_gates(self.design_spec, self.design_goal, trace, tables, target.project,
-                                   gates, self.pack)
+        design = self.design() if self.design is not None else None
+        if design is not None and target.tier2_project:  # L2: the build against the design
+            spec, goal = design
+            l2 = conformance_gates(spec, goal, trace, tables, target.project, gates, self.pack)
             gates += l2
-            done = completion_map(self.design_spec, l2)
+            done = completion_map(spec, l2)
             notes.append(f"design conformance: {done['summary']} (genre {done['genre']})")
         gates = [apply_policy(g, self.policy) for g in gates]
         self.last_trace = trace

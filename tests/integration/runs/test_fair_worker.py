@@ -12,8 +12,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from tier2.events import RunFinished
-from tier2.runs import worker as worker_mod
-from tier2.runs.worker import Worker
+from tier2.runs.process import worker as worker_mod
+from tier2.runs.process.worker import Worker
 from tier2.settings.loader import Policy, SecurityConfig
 from tier2.settings.tenants import TenantsConfig
 from tier2.store.keys import Keys

@@ -14,8 +14,8 @@ from agentscope.state import AgentState
 
 from tier2.events import EVENT_ADAPTER
 from tier2.middleware.checkpoint import restorable_state
-from tier2.runs.delivery import load_delivery
-from tier2.runs.progress import Usage
+from tier2.runs.loop.delivery import load_delivery
+from tier2.runs.loop.usage import Usage
 from tier2.store.checkpoints import CheckpointStore
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.keys import Keys

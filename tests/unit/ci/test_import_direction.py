@@ -52,3 +52,30 @@ def test_relative_imports_downward_and_within_a_package_pass(tree: Path) -> None
     (tree / "tier2/store/ok.py").write_text("from ..settings import loader\nfrom tier2 import __version__\n")
     proc = run_check(tree)
     assert proc.returncode == 0, proc.stdout
+
+
+def test_an_import_cycle_inside_a_package_is_caught(tree: Path) -> None:
+    """Two modules of one package importing each other (one of them only for typing) fail the check."""
+    (tree / "tier2/store/cycle_a.py").write_text("from tier2.store.cycle_b import B\nA = 1\n")
+    (tree / "tier2/store/cycle_b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tier2.store.cycle_a import A\nB = 2\n")
+    proc = run_check(tree)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "import cycle between 2 modules: tier2.store.cycle_a -> tier2.store.cycle_b" in proc.stdout, proc.stdout
+
+
+def test_a_longer_cycle_through_relative_imports_is_caught(tree: Path) -> None:
+    (tree / "tier2/runs/c1.py").write_text("from .c2 import x\n")
+    (tree / "tier2/runs/c2.py").write_text("def f():\n    from . import c3\nx = 1\n")
+    (tree / "tier2/runs/c3.py").write_text("from tier2.runs import c1\n")
+    proc = run_check(tree)
+    assert proc.returncode == 1 and "import cycle between 3 modules: tier2.runs.c1 -> tier2.runs.c2 -> " \
+        "tier2.runs.c3" in proc.stdout, proc.stdout
+
+
+def test_a_run_part_importing_the_session_is_caught(tree: Path) -> None:
+    (tree / "tier2/runs/loop/addons/peek.py").write_text("\nfrom tier2.runs.loop.session import RunSession\n")
+    proc = run_check(tree)
+    assert proc.returncode == 1, proc.stdout
+    assert ("tier2/runs/loop/addons/peek.py:2: tier2.runs.loop.addons.peek must not import "
+            "tier2.runs.loop.session (only tier2.runs.generate may)") in proc.stdout, proc.stdout

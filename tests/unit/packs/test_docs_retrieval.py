@@ -170,7 +170,7 @@ def test_the_core_knows_no_engine() -> None:
     """Engine names live in the pack's facet: the retrieval code, the tool, the hint layer and the run glue name
     none (the engine-call validator is the one core part that is engine-specific by design)."""
     files = [*sorted((ROOT / "tier2/packs/retrieval").glob("*.py")), ROOT / "tier2/tools/docs.py",
-             ROOT / "tier2/learning/docs_hints.py", ROOT / "tier2/runs/docs.py"]
+             ROOT / "tier2/learning/docs_hints.py", ROOT / "tier2/runs/loop/addons/docs_hints.py"]
     found = [f"{p.relative_to(ROOT)}:{n}" for p in files
              for n, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"phaser", line, re.I)]
     assert not found, found

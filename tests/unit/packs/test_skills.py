@@ -17,7 +17,7 @@ from agentscope.skill import LocalSkillLoader
 from tier2.errors import PackError
 from tier2.packs import Pack, load_pack
 from tier2.packs.skills import CORE_SKILLS_DIR, MAX_DESCRIPTION_CHARS, MAX_SKILL_BYTES, check_skill, core_skill_dirs
-from tier2.runs.pack_check import _skills
+from tier2.runs.commands.pack_check import _skills
 from tier2.settings.loader import REPO_ROOT
 
 CORE = ["tier2-delivery", "tier2-gate-verdicts", "tier2-run", "tier2-tools"]

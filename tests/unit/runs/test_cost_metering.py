@@ -2,16 +2,22 @@ from __future__ import annotations
 
 from agentscope.event import ModelCallEndEvent
 
-from tier2.runs.progress import EventMapper
+from tier2.runs.loop.usage import EventMapper
 from tier2.settings.loader import REPO_ROOT, PolicyStore, Price
+from tier2.telemetry import ANSWERED_BY, CALL_COST
+
+PRICE = Price(input_per_mtok=2.0, output_per_mtok=8.0)
 
 
-def _call(mapper: EventMapper, tokens_in: int, tokens_out: int):
-    return mapper.map(ModelCallEndEvent(reply_id="r", input_tokens=tokens_in, output_tokens=tokens_out))[0]
+def _call(mapper: EventMapper, tokens_in: int, tokens_out: int, price: Price | None = PRICE):
+    """A model call as the call recorder leaves it: the answering model and its one price on the end event."""
+    cost = price.cost(tokens_in, tokens_out) if price is not None else None
+    return mapper.map(ModelCallEndEvent(reply_id="r", input_tokens=tokens_in, output_tokens=tokens_out,
+                                        metadata={ANSWERED_BY: mapper.model_name, CALL_COST: cost}))[0]
 
 
 def test_cost_per_call_phase_and_agent() -> None:
-    mapper = EventMapper("run", "m", Price(input_per_mtok=2.0, output_per_mtok=8.0))
+    mapper = EventMapper("run", "m")
     assert _call(mapper, 1_000_000, 0).cost_usd == 2.0
     mapper.phase = "validate"
     assert _call(mapper, 0, 500_000).cost_usd == 4.0
@@ -21,8 +27,8 @@ def test_cost_per_call_phase_and_agent() -> None:
 
 
 def test_an_unpriced_model_is_reported_as_such() -> None:
-    mapper = EventMapper("run", "mystery-model", None)
-    assert _call(mapper, 10, 10).cost_usd is None
+    mapper = EventMapper("run", "mystery-model")
+    assert _call(mapper, 10, 10, None).cost_usd is None
     assert mapper.usage.report()["cost_usd"] is None and mapper.usage.report()["priced"] is False
 
 

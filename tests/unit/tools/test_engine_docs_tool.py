@@ -127,19 +127,22 @@ def test_the_run_puts_the_hint_layer_outside_the_case_library(pack: Pack, tmp_pa
     from agentscope.middleware import MiddlewareBase
 
     from tier2.middleware import RunLayers
-    from tier2.runs.docs import attach_docs
+    from tier2.runs.loop.addons.docs_hints import docs_hints
+    from tier2.runs.loop.layers import Additions, add_layers
+    from tier2.runs.loop.setup import writer_additions
     from tier2.settings.loader import Settings
 
     async def emit(event: Any) -> None: ...
 
     library = MiddlewareBase()
-    session: Any = SimpleNamespace(rt=SimpleNamespace(pack=pack, settings=Settings(workspaces=tmp_path)),
-                                   policy=SimpleNamespace(engine_docs=EngineDocsPolicy()), run_id="r-1", emit=emit)
-    layers = RunLayers(learning=[library])
-    layer = attach_docs(session, layers)
+    ctx: Any = SimpleNamespace(rt=SimpleNamespace(pack=pack, settings=Settings(workspaces=tmp_path)),
+                               policy=SimpleNamespace(engine_docs=EngineDocsPolicy()), run_id="r-1", emit=emit)
+    docs = docs_hints(ctx)
+    [layer] = docs.learning
+    layers = add_layers(RunLayers(), writer_additions(docs=docs, library=Additions(learning=(library,))))
     assert layer is not None and list(layers.learning) == [layer, library]  # outer: it reads the library's result
-    session.policy = SimpleNamespace(engine_docs=EngineDocsPolicy(hints=False))
-    assert attach_docs(session, RunLayers()) is None
+    ctx.policy = SimpleNamespace(engine_docs=EngineDocsPolicy(hints=False))
+    assert docs_hints(ctx) == Additions()
 
 
 def test_the_progress_display_shows_a_hint() -> None:

@@ -1,6 +1,6 @@
 """L3 visual score: a multimodal model grades screenshots on a rubric; without a configured model, an offline
 heuristic over image statistics stands in and the result names it. The model call itself is made by an injected
-`ModelScorer` (an AgentScope agent of the run, `tier2.runs.l3`): validators never call models directly.
+`ModelScorer` (an AgentScope agent of the run, `tier2.runs.loop.addons.l3`): validators never call models directly.
 
 Whatever happens here (a model error, a timeout, nonsense output) the result is data with ``layer="L3"``; the
 runner records it in observe mode and it can never change the verdict.
@@ -31,7 +31,7 @@ __all__ = ["GATE", "HEURISTIC_SCORER", "ModelScorer", "heuristic_score", "parse_
            "scorer_message"]
 
 #: ``(screenshots, brief) -> (answer text, "route (model that answered)")``: the run's scorer agent, built by
-#: `tier2.runs.l3` on the same routing, onion and call ids as every other agent of the run.
+#: `tier2.runs.loop.addons.l3` on the same routing, onion and call ids as every other agent of the run.
 ModelScorer = Callable[[list[Path], str], Awaitable[tuple[str, str]]]
 
 GATE = "l3.visual_score"

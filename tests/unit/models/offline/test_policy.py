@@ -10,7 +10,7 @@ from agentscope.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock
 from tier2.models.offline.history import read_conversation
 from tier2.models.offline.policy import MAX_REPAIRS, decide
 from tier2.packs import load_pack
-from tier2.runs.phases import PhaseInput, run_request
+from tier2.runs.loop.phases.implement import PhaseInput, run_request
 
 ROOT = "/w/game"
 PACK = load_pack(Path(__file__).resolve().parents[4] / "capability_packs", "phaser")

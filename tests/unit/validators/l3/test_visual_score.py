@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from tier2.runs.l3 import l3_scorer
+from tier2.runs.loop.addons.l3 import l3_scorer
 from tier2.settings.loader import ModelRoute, Policy
 from tier2.testing import FakeOpenAIServer, Reply
 from tier2.validators.base import ValidationResult
@@ -34,7 +34,7 @@ def _blank(path: Path) -> Path:
 
 
 def _scorer(url: str, fallback_url: str | None = None):
-    """The scorer a run builds (`tier2.runs.l3`) for an ``l3_scorer`` route at ``url`` (+ a fallback route)."""
+    """The scorer a run builds (`tier2.runs.loop.addons.l3`) for an ``l3_scorer`` route at ``url`` (+ a fallback)."""
     models = {"vision": ModelRoute(kind="openai", model="fake-vision", base_url=url, max_retries=0,
                                    fallback="backup" if fallback_url else None)}
     if fallback_url:

@@ -1,52 +1,17 @@
-"""The phases a run session walks, in order (`default_phases`: ``[DesignPhase(), ImplementPhase()]``).
-
-A phase takes a `PhaseInput` and returns a `Verdict`: a terminal status when it decided the run (delivered,
-failed), or ``status=None`` to hand over to the next phase. A design phase, say, goes in front of
-``ImplementPhase`` in the list without touching it.
-"""
+"""The implement phase: the writer builds the game, the session validates each turn, failing gates go back as fix
+rounds (`ImplementPhase`). Its task message is `run_request`."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from agentscope.message import Msg, UserMsg
 
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
-from tier2.runs.library import library_round
-from tier2.store.lifecycle import TerminalStatus
+from tier2.runs.loop.phases.base import PhaseInput, RunControl, Verdict
+from tier2.runs.loop.turns import text_of
 from tier2.validators import ValidationReport
 
-if TYPE_CHECKING:
-    from tier2.runs.session import RunSession
-
-__all__ = ["ImplementPhase", "Phase", "PhaseInput", "Verdict", "default_phases"]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Where a phase (or the whole run) ended: ``status`` None = not decided, go on with the next phase."""
-
-    status: TerminalStatus | None
-    reason: str = ""
-    report: ValidationReport | None = None
-    report_path: Path | None = None
-
-
-@dataclass(frozen=True)
-class PhaseInput:
-    brief: str
-    project: Path
-    #: the previous phase's verdict (None for the first phase)
-    previous: Verdict | None = None
-
-
-class Phase(Protocol):
-    name: str
-
-    async def run(self, session: RunSession, inp: PhaseInput) -> Verdict: ...
+__all__ = ["ImplementPhase", "PhaseInput", "Verdict", "run_request"]
 
 
 def run_request(pack: Pack, inp: PhaseInput) -> str:
@@ -61,10 +26,6 @@ def run_request(pack: Pack, inp: PhaseInput) -> str:
                      "gate." if spec.is_file() else ""))
 
 
-def _final_text(msg: Msg | None) -> str:
-    return (msg.get_text_content() or "").strip() if msg is not None else ""
-
-
 class ImplementPhase:
     """The writer builds the game; after each writer turn the session validates it; failing gates go back to the
     writer as a fix round, up to ``writer.max_fix_rounds``. A resumed attempt continues where its checkpoint was:
@@ -72,31 +33,31 @@ class ImplementPhase:
 
     name = "implement"
 
-    async def run(self, session: RunSession, inp: PhaseInput) -> Verdict:
-        policy = session.policy
-        await session.phase("implement", f"writer {session.route_name}")
-        message: Msg = UserMsg("user", run_request(session.rt.pack, inp))
-        resume = session.req.resume
+    async def run(self, run: RunControl, inp: PhaseInput) -> Verdict:
+        ctx = run.ctx
+        policy = ctx.policy
+        await run.phase("implement", f"writer {ctx.writer.route_name}")
+        message: Msg = UserMsg("user", run_request(ctx.rt.pack, inp))
+        resume = ctx.req.resume
         pending = resume.stage if resume else ""
         verdict = Verdict("failed", "the writer never ran")
-        if session.library is not None:
-            await session.library.baseline()
+        await run.before_writer()
         for round_no in range(resume.round if resume else 0, policy.writer.max_fix_rounds + 1):
-            session.round = round_no
+            run.begin_round(round_no)
             if pending == "turn_done":  # the turn ended before the crash: validate what it left
-                turn = session.last_turn()
+                turn = run.last_turn()
             else:  # None continues the interrupted turn from its last completed step
-                turn = await session.writer_turn(None if pending else message)
+                turn = await run.writer_turn(None if pending else message)
             pending = ""
-            said = _final_text(turn.final)
-            session.mark("agent_done")
-            await session.phase("validate", f"round {round_no + 1}")
-            check = await session.validate()
+            said = text_of(turn.final)
+            run.mark("agent_done")
+            await run.phase("validate", f"round {round_no + 1}")
+            check = await run.validate()
             known = ""
             if not check.report.passed:  # the case library's turn first: a verified fix needs no model call
-                check, known = await library_round(session, check)
+                check, known = await run.after_failing_check(check)
             # the independent reviewer (policy): findings are advice for the next fix round, never the verdict
-            review = await session.companions.review(check.report) if session.companions is not None else None
+            review = await run.review(check.report)
             if check.report.passed:
                 return Verdict("delivered", "all L1 gates passed", check.report, check.report_path)
             if said.startswith("STOP:"):
@@ -108,15 +69,9 @@ class ImplementPhase:
             verdict = Verdict("failed", reason, check.report, check.report_path)
             message = UserMsg("user", render_prompt("fix_round", feedback=check.report.feedback(),
                                                     known_fixes=("\n\n" + known) if known else "",
-                                                    review=review.for_writer() if review is not None else ""))
-            await session.phase("implement", f"fix round {round_no + 1}")
+                                                    review=review))
+            await run.phase("implement", f"fix round {round_no + 1}")
         return verdict
-
-
-def default_phases() -> list[Phase]:
-    from tier2.runs.design_phase import DesignPhase  # imports this module (Verdict, PhaseInput)
-
-    return [DesignPhase(), ImplementPhase()]
 
 
 def _failing(report: ValidationReport) -> str:

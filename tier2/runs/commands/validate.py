@@ -35,12 +35,12 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
                        isolation=security.sandbox.isolation)
     try:
         policy = PolicyStore(settings.config_dir, security).snapshot()
-        runner = ValidationRunner(pool, pack, policy)
-        runner.cache_dir = settings.validation_cache
+        scorer = None
         if policy.l3_route():  # (the model scorer's agent stack is only imported when a route is configured)
-            from tier2.runs.l3 import l3_scorer
+            from tier2.runs.loop.addons.l3 import l3_scorer
 
-            runner.l3_scorer = l3_scorer(policy)
+            scorer = l3_scorer(policy)
+        runner = ValidationRunner(pool, pack, policy, cache_dir=settings.validation_cache, l3_scorer=scorer)
         return await runner.validate_target(target, out.resolve(), mode, brief=brief)
     finally:
         await pool.close()

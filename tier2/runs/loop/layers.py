@@ -1,19 +1,22 @@
-"""Build one run's governance and durability layers (`tier2.middleware.RunLayers`) from its context.
+"""Build one agent's governance and durability layers (`tier2.middleware.RunLayers`) for its run.
 
-Each layer is constructed here, per run, from the run's hot-policy snapshot and request options; the order in
-which they wrap the agent is declared once in `tier2.middleware.order`.
+Each layer is constructed here, per run and agent, from the run's hot-policy snapshot and request options, with
+the run add-ons' contributions (`Additions`) in their slots — complete at construction, never patched after. The
+order in which the slots wrap the agent is declared once in `tier2.middleware.order`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentscope.middleware import TracingMiddleware
+from agentscope.middleware import MiddlewareBase, TracingMiddleware
+from agentscope.tool import ToolBase
 
-from tier2.context import ContextMiddleware
+from tier2.context import ContextMiddleware, PinsProvider
 from tier2.events import Tier2Event
 from tier2.middleware import RunLayers
 from tier2.middleware.breakers import BreakersMiddleware
@@ -21,6 +24,7 @@ from tier2.middleware.budget import build_budget_layer, spend_guard_of
 from tier2.middleware.checkpoint import CheckpointMiddleware
 from tier2.middleware.operations import OperationsMiddleware
 from tier2.middleware.recorder import CallRecorder
+from tier2.runs.process.runtime import Runtime
 from tier2.runs.tenancy import check_run_route
 from tier2.settings.loader import ModelRoute, Policy
 from tier2.store.checkpoints import CheckpointStore, RunPosition
@@ -28,10 +32,22 @@ from tier2.store.operations import OperationStore
 from tier2.store.run_store import Fence
 from tier2.store.trajectory import TrajectoryStore
 
-__all__ = ["LayerContext", "build_run_layers"]
+__all__ = ["Additions", "LayerContext", "add_layers", "build_run_layers"]
 
 
-@dataclass
+@dataclass(frozen=True)
+class Additions:
+    """What a run add-on (case library, docs hints, companions, the workspace) adds to an agent: middlewares for
+    its slots (appended after the run's own layers of that slot, add-ons in the order the run lists them) and
+    tools."""
+
+    checkpoint: tuple[MiddlewareBase, ...] = ()
+    breakers: tuple[MiddlewareBase, ...] = ()
+    learning: tuple[MiddlewareBase, ...] = ()
+    tools: tuple[ToolBase, ...] = ()
+
+
+@dataclass(frozen=True)
 class LayerContext:
     """What a layer may need to know about its run."""
 
@@ -40,7 +56,9 @@ class LayerContext:
     policy: Policy
     route_name: str
     route: ModelRoute
-    runtime: Any  # tier2.runs.runtime.Runtime (Any: avoids an import cycle with generate)
+    runtime: Runtime
+    #: how the agent's events are published: the run's one event path (`tier2.runs.loop.context.RunContext.emit`)
+    emit: Callable[[Tier2Event], Awaitable[None]]
     options: dict[str, Any] = field(default_factory=dict)  # per-run request options (budget, ...)
     fence: Fence | None = None  # the attempt's fencing token (worker runs): checkpoints and operations check it
     progress: Callable[[], RunPosition] = RunPosition  # the run's position (round, usage, step) stored with checkpoints
@@ -49,11 +67,11 @@ class LayerContext:
     durable: bool = True
     #: the agent's project (tool outputs cut by the context layer are saved under its ``.tier2/artifacts``)
     project: Path | None = None
-    #: how the run's events are published (the session's ``emit``); default: appended to the run's stream
-    emit: Callable[[Tier2Event], Awaitable[Any]] | None = None
+    #: what the context layer pins in the agent's context at each compression (the run's goal, requirements...)
+    pins: PinsProvider | None = None
 
 
-def build_run_layers(ctx: LayerContext) -> RunLayers:
+def build_run_layers(ctx: LayerContext, additions: Sequence[Additions] = ()) -> RunLayers:
     check_run_route(ctx.policy, ctx.route_name, ctx.options)  # the tenant's allowed routes, at run time too
     layers = RunLayers()
     # tracing: AgentScope's agent/chat/execute_tool spans, then tier2's call recorder (trajectory + cost on the span)
@@ -67,25 +85,23 @@ def build_run_layers(ctx: LayerContext) -> RunLayers:
     layers.breakers = [BreakersMiddleware(ctx.run_id, ctx.policy.breakers, deadline_at=_run_deadline(layers))]
     if ctx.policy.context.enabled:  # the agent's context budget (its role's entry in config/policy/context.yaml)
         layers.context = [ContextMiddleware(ctx.policy.context.for_agent(ctx.agent), role=ctx.agent,
-                                            run_id=ctx.run_id, project_root=ctx.project, emit=_emitter(ctx))]
+                                            run_id=ctx.run_id, project_root=ctx.project, pins=ctx.pins,
+                                            emit=ctx.emit)]
     # durability: the resume point after every step; side effects recorded by operation id
-    if not ctx.durable:
-        return layers
-    layers.checkpoint = [CheckpointMiddleware(CheckpointStore(store.r, store.keys, ctx.run_id), ctx.fence,
-                                              ctx.progress)]
-    layers.operations = [OperationsMiddleware(OperationStore(store.r, store.keys, ctx.run_id), ctx.fence,
-                                              frozenset(ctx.policy.durability.side_effect_tools))]
-    return layers
+    if ctx.durable:
+        layers.checkpoint = [CheckpointMiddleware(CheckpointStore(store.r, store.keys, ctx.run_id), ctx.fence,
+                                                  ctx.progress)]
+        layers.operations = [OperationsMiddleware(OperationStore(store.r, store.keys, ctx.run_id), ctx.fence,
+                                                  frozenset(ctx.policy.durability.side_effect_tools))]
+    return add_layers(layers, additions)
 
 
-def _emitter(ctx: LayerContext) -> Callable[[Tier2Event], Awaitable[Any]]:
-    if ctx.emit is not None:
-        return ctx.emit
-    store, fence = ctx.runtime.store, ctx.fence
-
-    async def emit(event: Tier2Event) -> None:
-        await store.append_event(event, fence)
-    return emit
+def add_layers(layers: RunLayers, additions: Sequence[Additions]) -> RunLayers:
+    """``layers`` with the add-ons' middlewares after the run's own in each slot, in the order given."""
+    return dataclasses.replace(
+        layers, checkpoint=[*layers.checkpoint, *(m for a in additions for m in a.checkpoint)],
+        breakers=[*layers.breakers, *(m for a in additions for m in a.breakers)],
+        learning=[*layers.learning, *(m for a in additions for m in a.learning)])
 
 
 def _run_deadline(layers: RunLayers) -> Callable[[], float | None] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from tier2.runs.runtime import Runtime
+from tier2.runs.process.runtime import Runtime
 from tier2.settings.loader import Policy, PolicyRefusal
 from tier2.store.policies import PolicySnapshots
 

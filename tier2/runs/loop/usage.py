@@ -1,9 +1,13 @@
-"""Translate AgentScope agent events into tier2 run events (model calls, tool starts/finishes)."""
+"""Translate AgentScope agent events into tier2 run events (model calls, tool starts/finishes) and the run's usage.
+
+Cost is never priced here: the call recorder (`tier2.middleware.recorder`) prices each model call once, where it
+records it, and puts the figure on the call's ``ModelCallEndEvent`` (``CALL_COST``); the usage and the
+``model_called`` event read it. A call without that figure (an agent without the recorder) is unpriced.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,9 +23,8 @@ from agentscope.event import (
 
 from tier2.events import ModelCalled, Phase, Tier2Event, ToolFinished, ToolStarted
 from tier2.middleware.recorder import default_redactor, summarize_args
-from tier2.settings.loader import Price
 from tier2.settings.secrets import Redactor
-from tier2.telemetry import ANSWERED_BY
+from tier2.telemetry import ANSWERED_BY, CALL_COST
 
 __all__ = ["EventMapper", "Usage"]
 
@@ -51,14 +54,31 @@ class Usage:
                 **({"budget": self.budget} if self.budget is not None else {})}
 
 
+    def add(self, other: Usage, phase: str) -> None:
+        """Add another agent's usage (a companion call's) to this one: its cost stays under its own agent and goes
+        to ``phase``, the run's phase when the call was made."""
+        self.model_calls += other.model_calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.priced = self.priced and other.priced
+        self.cost_usd += other.cost_usd
+        for k, v in other.cost_by_agent.items():
+            self.cost_by_agent[k] = self.cost_by_agent.get(k, 0.0) + v
+        if other.cost_usd:
+            self.cost_by_phase[phase] = self.cost_by_phase.get(phase, 0.0) + other.cost_usd
+        for k, n in other.calls_by_model.items():
+            self.calls_by_model[k] = self.calls_by_model.get(k, 0) + n
+        for k, n in other.tool_calls.items():  # by tool name, as the designers' and the trajectory's
+            self.tool_calls[k] = self.tool_calls.get(k, 0) + n
+
+
 class EventMapper:
     """Stateful per run: accumulates tool-call arguments so a tool event can name its target."""
 
-    def __init__(self, run_id: str, model_name: str, price: Price | None = None, agent: str = "writer",
-                 prices: Mapping[str, Price] | None = None, redactor: Redactor | None = None) -> None:
-        self.run_id, self.model_name, self.price, self.agent = run_id, model_name, price, agent
+    def __init__(self, run_id: str, model_name: str, agent: str = "writer", redactor: Redactor | None = None,
+                 ) -> None:
+        self.run_id, self.model_name, self.agent = run_id, model_name, agent
         self.redactor = redactor or default_redactor()  # tool summaries reach tenants: never a secret
-        self.prices = prices or {}  # to price a fallback model that answered instead of ``model_name``
         self.phase: Phase = "implement"
         self.step = 0
         self.usage = Usage()
@@ -77,8 +97,8 @@ class EventMapper:
             self.usage.output_tokens += tokens_out
             model = str(event.metadata.get(ANSWERED_BY) or self.model_name)  # set by the call recorder
             self.usage.calls_by_model[model] = self.usage.calls_by_model.get(model, 0) + 1
-            price = self.price if model == self.model_name else self.prices.get(model)
-            cost = price.cost(tokens_in, tokens_out) if price is not None else None
+            raw = event.metadata.get(CALL_COST)  # priced by the call recorder
+            cost = float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
             if cost is None:
                 self.usage.priced = False
             else:

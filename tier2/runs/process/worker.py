@@ -24,7 +24,6 @@ import socket
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from redis.exceptions import RedisError
 
@@ -32,15 +31,16 @@ from tier2.errors import StaleLease
 from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
-from tier2.runs.policy import RunPolicy, run_policy
+from tier2.runs.process.policy import RunPolicy, run_policy
+from tier2.runs.process.runtime import Runtime
 from tier2.runs.request import crash_reason
-from tier2.runs.runtime import Runtime
 from tier2.settings.tenants import TenantLimits
 from tier2.store.checkpoints import CheckpointStore, resume_stage
 from tier2.store.dispatch import Dispatcher
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.leases import AttemptOutcome, Lease, LeaseStore
 from tier2.store.lifecycle import is_terminal
+from tier2.store.records import RunRecord
 from tier2.store.snapshot_gc import SnapshotGC
 
 __all__ = ["Worker", "ensure_group", "worker_name"]
@@ -119,8 +119,8 @@ class Worker:
 
     async def _handle(self, entry_id: str, run_id: str) -> None:
         store = self.rt.store
-        record = await store.get_run(run_id)
-        if record is None or is_terminal(record.get("status")):
+        record = await store.get_record(run_id)
+        if record is None or is_terminal(record.status):
             await self._ack(entry_id)  # nothing (left) to do
             return
         taken = await run_policy(self.rt, run_id)  # a started run's own snapshot: its attempts, lease and TTL
@@ -173,25 +173,25 @@ class Worker:
     def _forget(self, run_id: str, _task: asyncio.Task[None]) -> None:
         self.running.pop(run_id, None)
 
-    async def _attempt(self, lease: Lease, record: dict[str, Any], cancel: asyncio.Event,
+    async def _attempt(self, lease: Lease, record: RunRecord, cancel: asyncio.Event,
                        policy: RunPolicy | None = None) -> None:
         store, run_id = self.rt.store, lease.run_id
         resume = await self._resume_point(run_id) if lease.token > 1 else None
-        thread_id = record.get("thread_id")
+        thread_id = record.thread_id
         initial = None
-        if resume is None and record.get("continues_thread") and thread_id:
+        if resume is None and record.continues_thread and thread_id:
             initial = await store.get_thread_state(thread_id)
-        source = record.get("source_dir")
-        planned = Path(record["project_dir"]) if record.get("project_dir") else None
+        source = record.source_dir
+        planned = Path(record.project_dir) if record.project_dir else None
         if source is None and planned is not None and ProjectDir(planned).is_file(".tier2/project.json"):
             source = str(planned)  # an earlier attempt created it: keep its files
-        if await store.r.exists(store.keys.run_cancel(run_id)):
+        if await store.cancel_requested(run_id):
             cancel.set()
-        req = RunRequest(brief=record["brief"], model=record.get("model_route"), run_id=run_id,
-                         project_id=record.get("project_id"), out_dir=planned, cancel=cancel,
+        req = RunRequest(brief=record.brief, model=record.model_route, run_id=run_id,
+                         project_id=record.project_id, out_dir=planned, cancel=cancel,
                          existing_project=Path(source) if source else None, initial_state=initial,
-                         fence=lease.fence, worker=self.name, resume=resume, options=record.get("options") or {},
-                         pause_after=record.get("pause_after"), policy=policy)
+                         fence=lease.fence, worker=self.name, resume=resume, options=dict(record.options),
+                         pause_after=record.pause_after, policy=policy)
         outcome = await execute_run(self.rt, req)
         if outcome.agent_state and thread_id:
             await store.save_thread_state(thread_id, outcome.agent_state)

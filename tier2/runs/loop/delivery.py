@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.hostio import ProjectDir, UnsafePath, is_host_file, read_file
+from tier2.runs.loop.context import DesignOutcome
 from tier2.store.keys import SCHEMA_VERSION
 from tier2.store.lifecycle import TerminalStatus
 from tier2.validators import ValidationReport
@@ -83,12 +84,13 @@ def write_delivery(
     return path, record
 
 
-def design_record(design: Any, report: ValidationReport | None, reason: str,
+def design_record(design: DesignOutcome, report: ValidationReport | None, reason: str,
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The design phase's part of the delivery — the completion map (every requirement → the gates that verified it,
     or why not) and the final plan — and the run record's ``plan``/``completion`` fields. Requirement nodes are
     verified only by gates that passed, never by a ticked task. ``design``: the run's
-    `tier2.runs.design_phase.DesignOutcome`; ``reason``: why the run ended (the reason of a run never validated)."""
+    `tier2.runs.loop.context.DesignOutcome`; ``reason``: why the run ended (the reason of a run never
+    validated)."""
     completion = design.completion(report, reason if report is None else "")
     plan = design.plan
     for row in completion["requirements"]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from tier2.errors import BadInput
 from tier2.learning.seed import TAXONOMY_DEFECTS, SeedDefect, SeedResult, seed_cases
-from tier2.runs.runtime import Runtime, open_runtime
+from tier2.runs.process.runtime import Runtime, open_runtime
 from tier2.settings.loader import Settings, load_security
 from tier2.store.cases import ENGINE_SCOPE, tenant_scope
 from tier2.validators import ValidationRunner

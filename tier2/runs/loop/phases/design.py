@@ -23,42 +23,32 @@ import asyncio
 import builtins
 import json
 import logging
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentscope.agent import Agent
 from agentscope.message import Msg, UserMsg
-from agentscope.model import ChatModelBase
 
 from tier2.assembly.team import build_design_agent, read_only_tools
 from tier2.design import ROLES, AnswerError, DesignerAnswer, LeaderSplit, Plan, classify_brief, parse_answer
+from tier2.design.paths import DOCS_DIR, SPEC_FILE, STATE_FILE
 from tier2.design.roles import render_gdd, render_role_doc, roles_touched_by
 from tier2.design.spec import spec_sha256, validate_spec
 from tier2.errors import Tier2Error
 from tier2.events import PlanChanged
 from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import CheckpointMiddleware, restorable_state
-from tier2.models.routing import agent_models
-from tier2.runs.layers import LayerContext, build_run_layers
-from tier2.runs.phases import PhaseInput, Verdict
+from tier2.runs.loop.context import DesignOutcome
+from tier2.runs.loop.layers import Additions
+from tier2.runs.loop.phases.base import PhaseInput, RunControl, Verdict
+from tier2.runs.loop.turns import text_of
 from tier2.store.checkpoints import CheckpointMeta
 from tier2.store.team import TeamMailbox, agent_checkpoints
-from tier2.validators.l2 import completion_map
 from tier2.workspace.projects import switch_genre
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from tier2.runs.session import RunSession
-    from tier2.validators import ValidationReport
-
-__all__ = ["DesignFailed", "DesignOutcome", "DesignPhase", "STATE_FILE", "SPEC_FILE"]
+__all__ = ["DOCS_DIR", "DesignFailed", "DesignOutcome", "DesignPhase", "STATE_FILE", "SPEC_FILE", "unbuildable"]
 
 log = logging.getLogger(__name__)
 
-SPEC_FILE = "design/spec.json"
-DOCS_DIR = "docs/design"
-STATE_FILE = ".tier2/design/state.json"  # tier2's own record of the design (agents may not write .tier2/)
 MAX_CONVERGE = 3
 MAX_STATE_BYTES = 8_000_000
 
@@ -67,45 +57,37 @@ class DesignFailed(Tier2Error):
     """The design could not be made valid (an answer or the spec failed its schema)."""
 
 
-@dataclass
-class DesignOutcome:
-    """What the design phase leaves for validation and delivery."""
-
-    spec: dict[str, Any]
-    plan: Plan
-    goal: str
-    reused: list[str] = field(default_factory=list)
-    rerun: list[str] = field(default_factory=list)
-    edited: bool = False
-
-    def completion(self, report: ValidationReport | None, why: str = "") -> dict[str, Any]:
-        gates = [g for g in report.gates if g.layer == "L2"] if report is not None else None
-        return completion_map(self.spec, gates, why)
-
-
-def _msg_text(msg: Msg | None) -> str:
-    return (msg.get_text_content() or "").strip() if msg is not None else ""
+def unbuildable(spec: dict[str, Any]) -> str:
+    """Why the design says this pack cannot build the brief (empty: it can): the spec's ``scope``."""
+    scope = spec.get("scope") or {}
+    if scope.get("buildable", True):
+        return ""
+    said = "; ".join(f"{u.get('what')}: {u.get('reason')}" for u in scope.get("unsupported") or []
+                     if isinstance(u, dict))
+    return "not buildable: " + (said or "the design says this pack cannot build the brief")[:1500]
 
 
 class DesignPhase:
+    """The design studio's phase. A design that says the pack cannot build the brief (``scope.buildable`` false:
+    no genre of the pack, a language the reader cannot read, an ask no pack here meets) ends the run ``failed``
+    with the spec's reasons, the design written for a person or a model to take over — never a substitute game."""
+
     name = "design"
 
-    def __init__(self, model_for: Callable[[str], ChatModelBase] | None = None) -> None:
-        #: tests: the model of each design role (``leader``, ``designer.<area>``); default: the ``agents:`` route
-        self.model_for = model_for
-
-    async def run(self, session: RunSession, inp: PhaseInput) -> Verdict:
-        studio = _Studio(session, inp, self.model_for)
+    async def run(self, run: RunControl, inp: PhaseInput) -> Verdict:
+        studio = _Studio(run, inp)
         try:
             outcome = await studio.run()
         except DesignFailed as exc:
             await studio.set("design.spec", "failed", reason=str(exc)[:1000])
             return Verdict("failed", f"design: {exc}")
-        session.design = outcome
-        runner = session.runner
-        if runner is not None:
-            runner.design_spec, runner.design_goal = outcome.spec, outcome.goal
-        if session.req.pause_after == "design":
+        run.designed(outcome)
+        why = unbuildable(outcome.spec)
+        if why:
+            await studio.set("phase.implement", "blocked", reason=why[:1000])
+            studio.save_state(status="designed")
+            return Verdict("failed", why)
+        if run.ctx.req.pause_after == "design":
             await studio.set("phase.implement", "blocked", reason="paused after design (pause_after=design)")
             studio.save_state(status="paused")
             return Verdict("stopped", "paused after design (pause_after=design): read and edit docs/design/ and "
@@ -115,13 +97,12 @@ class DesignPhase:
 
 
 class _Studio:
-    def __init__(self, session: RunSession, inp: PhaseInput, model_for: Callable[[str], ChatModelBase] | None,
-                 ) -> None:
-        self.s, self.inp, self.model_for = session, inp, model_for
+    def __init__(self, run: RunControl, inp: PhaseInput) -> None:
+        self.run_, self.ctx, self.inp = run, run.ctx, inp
         self.project = inp.project
-        self.rt = session.rt
+        self.rt = run.ctx.rt
         store = self.rt.store
-        self.mailbox = TeamMailbox(store.r, store.keys, session.run_id, "leader", session.fence)
+        self.mailbox = TeamMailbox(store.r, store.keys, self.ctx.run_id, "leader", self.ctx.fence)
         self.previous = self._load_state()
         self.plan = Plan()
         self.tools: list[Any] = []
@@ -135,7 +116,7 @@ class _Studio:
             return None
 
     def save_state(self, status: str) -> None:
-        state = {"run_id": self.s.run_id, "status": status, "goals": self.plan.goals,
+        state = {"run_id": self.ctx.run_id, "status": status, "goals": self.plan.goals,
                  "plan": self.plan.model_dump(mode="json"), "answers": self.answers_json,
                  "spec_sha256": spec_sha256(self.spec), "split": self.split_json}
         ProjectDir(self.project).write_text(STATE_FILE, json.dumps(state, indent=2, ensure_ascii=False))
@@ -144,17 +125,17 @@ class _Studio:
         if node not in self.plan.nodes:
             return
         n = self.plan.set(node, status, **evidence)  # type: ignore[arg-type]
-        await self.s.emit(PlanChanged(run_id=self.s.run_id, node=n.id, kind=n.kind, status=n.status,
+        await self.ctx.emit(PlanChanged(run_id=self.ctx.run_id, node=n.id, kind=n.kind, status=n.status,
                                       goal_version=self.plan.goal_version, evidence=n.evidence))
 
     async def publish(self) -> None:
-        await self.s.update(plan=self.plan.summary())
+        await self.run_.update(plan=self.plan.summary())
 
     # --- the phase ------------------------------------------------------------------------------------------------
 
     async def run(self) -> DesignOutcome:
-        s = self.s
-        await s.phase("design", f"leader + {len(ROLES)} designers")
+        ctx = self.ctx
+        await self.run_.phase("design", f"leader + {len(ROLES)} designers")
         prev = self.previous
         self.answers_json: dict[str, Any] = {}
         self.split_json: dict[str, Any] = {}
@@ -164,7 +145,7 @@ class _Studio:
             self.plan = Plan.model_validate(prev["plan"])
             self.answers_json = dict(prev.get("answers") or {})
             self.split_json = dict(prev.get("split") or {})
-            same_run = prev.get("run_id") == s.run_id
+            same_run = prev.get("run_id") == ctx.run_id
             # a resumed attempt of this run, or a continue with the same goal: nothing changed
             follow = "" if same_run or self.inp.brief.strip() in self.plan.goals else self.inp.brief.strip()
             rerun = self._invalidated_by(follow, prev)
@@ -180,7 +161,7 @@ class _Studio:
             hit = self.plan.invalidate(rerun, f"goal v{self.plan.goal_version}: {self.plan.goals[-1][:200]}")
             for node in hit:
                 n = self.plan.nodes[node]
-                await s.emit(PlanChanged(run_id=s.run_id, node=node, kind=n.kind, status=n.status,
+                await ctx.emit(PlanChanged(run_id=ctx.run_id, node=node, kind=n.kind, status=n.status,
                                          goal_version=self.plan.goal_version, evidence=n.evidence))
         await self.publish()
         spec = await self._design(goal, rerun, prev)
@@ -214,44 +195,26 @@ class _Studio:
     # --- agents ---------------------------------------------------------------------------------------------------
 
     async def _agent(self, role: str) -> tuple[Agent, tuple[int, dict[str, Any], CheckpointMeta] | None]:
-        s = self.s
-        m = agent_models(s.policy, role, scripted=self.model_for)
-        model, fallback, name, route = m.model, m.fallback, m.route_name, m.route
-        layers = build_run_layers(LayerContext(
-            run_id=s.run_id, agent=role, policy=s.policy, route_name=name, route=route, runtime=self.rt,
-            options=dict(s.req.options), fence=s.fence, durable=False, project=self.project, emit=s.emit))
-        ckpts = agent_checkpoints(self.rt.store.r, self.rt.store.keys, s.run_id, role)
-        layers.checkpoint = [CheckpointMiddleware(ckpts, s.fence, lambda: {"phase": "design", "role": role})]
+        ctx = self.ctx
+        ckpts = agent_checkpoints(self.rt.store.r, self.rt.store.keys, ctx.run_id, role)
+        own = CheckpointMiddleware(ckpts, ctx.fence, lambda: {"phase": "design", "role": role})
+        parts = ctx.agent(role, project=self.project, additions=[Additions(checkpoint=(own,))])
         latest = await ckpts.latest()
-        cancel = s.req.cancel
         agent = build_design_agent(
-            role=role, project=self.project, pack=self.rt.pack, model=model, tools=self.tools,
-            fallback_model=fallback, layers=layers, cancelled=(lambda: cancel.is_set()) if cancel else None,
+            role=role, project=self.project, pack=self.rt.pack, model=parts.models.model, tools=self.tools,
+            fallback_model=parts.models.fallback, layers=parts.layers, cancelled=ctx.cancelled,
             state_json=restorable_state(latest[1]) if latest else None)
         return agent, latest
 
     async def _reply(self, agent: Agent, role: str, message: Msg | None) -> str:
-        final: Msg | None = None
-        try:
-            async for item in agent.reply_stream(message):
-                if isinstance(item, Msg):
-                    final = item
-                    continue
-                self.s.mapper.agent = role  # sync: no other designer's event is mapped in between
-                for event in self.s.mapper.map(item):
-                    await self.s.emit(event)
-        finally:
-            self.s.mapper.agent = "writer"  # the run's default agent: the writer's calls are never billed to a role
-        if final is None and agent.state.context:
-            final = agent.state.context[-1]
-        return _msg_text(final)
+        return text_of((await self.run_.agent_turn(agent, role, message)).final)
 
     async def _turn(self, role: str, message: str, model: type[Any], resume: bool = True) -> Any:
         """One agent's answer as ``model``: resumed from its own checkpoint when it has one, one repair turn when
         the answer does not parse."""
         agent, latest = await self._agent(role)
         if resume and latest is not None and latest[2].get("stage") == "turn_done" and agent.state.context:
-            text = _msg_text(agent.state.context[-1])  # finished before the crash: its answer is in its state
+            text = text_of(agent.state.context[-1])  # finished before the crash: its answer is in its state
         elif resume and latest is not None and latest[2].get("stage") == "turn":
             text = await self._reply(agent, role, None)  # continue the interrupted turn
         else:
@@ -265,8 +228,8 @@ class _Studio:
     # --- the work -------------------------------------------------------------------------------------------------
 
     async def _design(self, goal: str, rerun: builtins.set[str], prev: dict[str, Any] | None) -> dict[str, Any]:
-        s = self.s
-        if s.writer is not None:
+        ctx = self.ctx
+        if self.run_.view.writer is not None:
             self.tools = read_only_tools(self.project)
         if not rerun and prev is not None:  # resumed after the design, or a continue: the spec on disk
             return await self._reuse_spec(prev)
@@ -304,9 +267,9 @@ class _Studio:
             body = answer.model_dump(mode="json")
             self.answers_json[area] = body
             if not await self.mailbox.post(role, "answer", body):
-                log.warning("run %s: the leader's mailbox closed before %s answered", s.run_id, role)
+                log.warning("run %s: the leader's mailbox closed before %s answered", ctx.run_id, role)
             await self.set(node, "verified", requirements=len(answer.requirements), tables=sorted(answer.tables),
-                           route=s.policy.agent_route(role)[0])
+                           route=ctx.policy.agent_route(role)[0])
 
         await asyncio.gather(*(one(a) for a in ROLES))
         for area in ROLES:
@@ -399,7 +362,7 @@ class _Studio:
         pdir = ProjectDir(self.project)  # never through a link the writer's sandbox planted (tier2.hostio)
         answers = {a: DesignerAnswer.model_validate(b) for a, b in self.answers_json.items()}
         for area, answer in answers.items():
-            pdir.write_text(f"{DOCS_DIR}/{area}.md", render_role_doc(answer, goal, self.s.run_id))
+            pdir.write_text(f"{DOCS_DIR}/{area}.md", render_role_doc(answer, goal, self.ctx.run_id))
         pdir.write_text(f"{DOCS_DIR}/GDD.md", render_gdd(spec, answers, self.plan.goals))
         pack = self.rt.pack
         if spec.get("genre") in pack.genres:  # before anyone wrote code: the project starts from that genre

@@ -1,10 +1,10 @@
 """The run's companions (seed 004 §6.2): the explorer the writer asks through ``Explore``, and the reviewer of each
 writer turn. Both are read-only agents of the run, built fresh per call (`tier2.assembly.companions`).
 
-One model-call path for every agent: each call's model comes from the ``agents:`` route of its role (``explorer``,
-``reviewer``) and its fallbacks, its layers from ``build_run_layers(agent=ROLE, durable=False)`` — the run's one
-budget ledger, breakers, tracing and trajectory (records under the role's name, with cost) — and its usage is
-added to the run's (``usage.cost_by_agent``) and announced as a ``companion_called`` event.
+One model-call path for every agent: each call's models and layers come from `RunContext.agent` (the ``agents:``
+route of its role, ``explorer`` or ``reviewer``, and its fallbacks; the run's one budget ledger, breakers, tracing
+and trajectory, records under the role's name, with cost), its turn is driven by `drive_turn`, and its usage is
+handed to the session (``add_usage``: ``usage.cost_by_agent``) and announced as a ``companion_called`` event.
 
 Limits: ``companions.<role>.max_calls_per_run`` (beyond it: a refusal, no model call), ``max_iters`` per call,
 output bounded. A run limit a companion hits (budget, deadline, breakers) stops the run like any other: the
@@ -21,10 +21,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal
 
 from agentscope.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock, UserMsg
-from agentscope.model import ChatModelBase
 from agentscope.tool import ToolBase
 
 from tier2.assembly.companions import CompanionRole, build_companion, companion_tools
@@ -34,17 +33,14 @@ from tier2.companions.tools import ExploreTool
 from tier2.errors import RunLimitReached, StaleLease
 from tier2.events import CompanionCalled
 from tier2.hostio import ProjectDir
-from tier2.middleware import RunLayers
-from tier2.models.routing import agent_models
-from tier2.runs.layers import LayerContext, build_run_layers
-from tier2.runs.progress import EventMapper, Usage
+from tier2.runs.loop.context import RunContext, RunView
+from tier2.runs.loop.layers import Additions
+from tier2.runs.loop.turns import drive_turn
+from tier2.runs.loop.usage import EventMapper, Usage
 from tier2.tools import BuildRecord, CheckRecord
 from tier2.validators import ValidationReport
 
-if TYPE_CHECKING:
-    from tier2.runs.session import RunSession
-
-__all__ = ["CompanionCall", "Review", "RunCompanions", "attach_companions", "turn_diff"]
+__all__ = ["CompanionCall", "Review", "RunCompanions", "turn_diff"]
 
 CallState = Literal["answered", "refused", "failed", "stopped"]
 _DIFF_TOPS = ("src", "data")
@@ -139,31 +135,12 @@ def _answer(msg: Msg | None) -> str:
     return "\n".join(tail).strip() or (msg.get_text_content() or "").strip()
 
 
-def merge_usage(into: Usage, add: Usage, phase: str) -> None:
-    """Add a companion call's usage to the run's (its cost under its own agent, and the run's current phase)."""
-    into.model_calls += add.model_calls
-    into.input_tokens += add.input_tokens
-    into.output_tokens += add.output_tokens
-    into.priced = into.priced and add.priced
-    into.cost_usd += add.cost_usd
-    for k, v in add.cost_by_agent.items():
-        into.cost_by_agent[k] = into.cost_by_agent.get(k, 0.0) + v
-    if add.cost_usd:
-        into.cost_by_phase[phase] = into.cost_by_phase.get(phase, 0.0) + add.cost_usd
-    for k, n in add.calls_by_model.items():
-        into.calls_by_model[k] = into.calls_by_model.get(k, 0) + n
-    for k, n in add.tool_calls.items():  # by tool name, as the designers' and the trajectory's
-        into.tool_calls[k] = into.tool_calls.get(k, 0) + n
-
-
 class RunCompanions:
-    """The companions of one run session. ``model_for`` (tests): the model of a role instead of its route."""
+    """The companions of one run. ``add_usage``: the session's, to count a call's usage in the run's."""
 
-    def __init__(self, session: RunSession, model_for: Callable[[str], ChatModelBase] | None = None,
-                 ) -> None:
-        self.s = session
-        self.policy = session.policy.companions
-        self.model_for = model_for
+    def __init__(self, ctx: RunContext, view: RunView, add_usage: Callable[[Usage], None]) -> None:
+        self.ctx, self.view, self.add_usage = ctx, view, add_usage
+        self.policy = ctx.policy.companions
         self.calls: dict[str, int] = {"explorer": 0, "reviewer": 0}
         self.tripped: RunLimitReached | None = None
         self._before: dict[str, str] = {}
@@ -176,14 +153,16 @@ class RunCompanions:
         p = self.policy.explorer
         return [ExploreTool(self.explore, p.max_question_chars)] if p.enabled else []
 
-    def stop_layer(self) -> CompanionStopMiddleware:
-        return CompanionStopMiddleware(lambda: self.tripped)
+    def additions(self) -> Additions:
+        """For the writer: the stop layer joins its breakers, `writer_tools` its toolkit."""
+        return Additions(breakers=(CompanionStopMiddleware(lambda: self.tripped),), tools=tuple(self.writer_tools()))
 
     def turn_started(self) -> None:
         """Remember the project and the tools' log as the turn starts: the reviewer reads the change since."""
-        project = self.s.opened.project if self.s.opened else None
+        opened, writer = self.view.opened, self.view.writer
+        project = opened.project if opened else None
         self._before = _texts(project) if project is not None and self.policy.reviewer.enabled else {}
-        self._mark = len(self.s.writer.results.entries) if self.s.writer is not None else 0
+        self._mark = len(writer.results.entries) if writer is not None else 0
 
     # --- the explorer ---------------------------------------------------------------------------------------------
 
@@ -198,7 +177,8 @@ class RunCompanions:
     # --- the reviewer ---------------------------------------------------------------------------------------------
 
     def _turn_failures(self) -> list[str]:
-        entries = self.s.writer.results.entries[self._mark:] if self.s.writer is not None else []
+        writer = self.view.writer
+        entries = writer.results.entries[self._mark:] if writer is not None else []
         out: list[str] = []
         for e in entries:
             if isinstance(e, BuildRecord) and not e.result.ok:
@@ -225,7 +205,7 @@ class RunCompanions:
         if why is None:
             return None
         p = self.policy.reviewer
-        project = self.s.opened.project if self.s.opened else None
+        project = self.view.opened.project if self.view.opened else None
         after = await asyncio.to_thread(_texts, project) if project is not None else {}
         diff = turn_diff(self._before, after, p.max_diff_chars) or "(no file changed in this turn)"
         during = self._turn_failures()
@@ -256,30 +236,22 @@ class RunCompanions:
         return call
 
     async def _run(self, role: CompanionRole, message: Msg, max_iters: int) -> CompanionCall:
-        s = self.s
-        project = s.opened.project if s.opened else None
+        ctx = self.ctx
+        project = self.view.opened.project if self.view.opened else None
         if project is None:
             return CompanionCall(role, "failed", f"{role} failed: the run has no project yet")
-        m = agent_models(s.policy, role, scripted=self.model_for)
-        model, fallback, name, route = m.model, m.fallback, m.route_name, m.route
-        layers = build_run_layers(LayerContext(run_id=s.run_id, agent=role, policy=s.policy, route_name=name,
-                                               route=route, runtime=s.rt,
-                                               options=dict(s.req.options), durable=False))
-        cancel = s.req.cancel
-        tools = companion_tools(role, project, s.rt.pack.node_modules)
-        agent = build_companion(role=role, project=project, pack=s.rt.pack, model=model, tools=tools,
-                                max_iters=max_iters, fallback_model=fallback, layers=layers,
-                                cancelled=(lambda: cancel.is_set()) if cancel is not None else None)
-        price = s.policy.prices.get(route.model)
-        mapper = EventMapper(s.run_id, route.model, price, agent=role, prices=s.policy.prices,
-                             redactor=s.rt.redactor)
-        final: Msg | None = None
+        parts = ctx.agent(role)
+        m = parts.models
+        tools = companion_tools(role, project, ctx.rt.pack.node_modules)
+        agent = build_companion(role=role, project=project, pack=ctx.rt.pack, model=m.model, tools=tools,
+                                max_iters=max_iters, fallback_model=m.fallback, layers=parts.layers,
+                                cancelled=ctx.cancelled)
+        mapper = EventMapper(ctx.run_id, m.route.model, agent=role, redactor=ctx.rt.redactor)
+
+        async def meter(item: Any) -> None:  # a companion's steps are metered, not streamed (one summary event)
+            mapper.map(item)
         try:
-            async for item in agent.reply_stream(message):
-                if isinstance(item, Msg):
-                    final = item
-                else:
-                    mapper.map(item)
+            turn = await drive_turn(agent, message, meter)
         except (asyncio.CancelledError, StaleLease):
             raise
         except RunLimitReached as exc:
@@ -288,30 +260,18 @@ class RunCompanions:
         except Exception as exc:  # noqa: BLE001 - a companion's failure is reported to its caller, never a crash
             return CompanionCall(role, "failed", f"{role} failed: {type(exc).__name__}: {str(exc)[:300]}",
                                  mapper.usage)
-        if final is None and agent.state.context:
-            final = agent.state.context[-1]
-        text = _answer(final)
+        text = _answer(turn.final)
         return CompanionCall(role, "answered" if text else "failed", text or f"{role} gave no answer", mapper.usage)
 
     async def _account(self, call: CompanionCall, trigger: str) -> None:
-        s = self.s
-        u = call.usage
-        merge_usage(s.mapper.usage, u, s.mapper.phase)
+        ctx, u = self.ctx, call.usage
+        self.add_usage(u)
         findings = 0
         if call.role == "reviewer" and call.state == "answered":
             findings = len(parse_findings(call.text, self.policy.reviewer.max_findings)[0])
         first = call.text.strip().splitlines()[0] if call.text.strip() else ""
-        await s.emit(CompanionCalled(
-            run_id=s.run_id, agent=call.role, trigger=s.rt.redactor.summary(trigger, 300), state=call.state,
+        await ctx.emit(CompanionCalled(
+            run_id=ctx.run_id, agent=call.role, trigger=ctx.rt.redactor.summary(trigger, 300), state=call.state,
             duration_ms=call.duration_ms, model_calls=u.model_calls, input_tokens=u.input_tokens,
             output_tokens=u.output_tokens, cost_usd=round(u.cost_usd, 6) if u.priced else None, findings=findings,
-            summary=s.rt.redactor.summary(first, 200)))
-
-
-def attach_companions(session: RunSession, layers: RunLayers) -> list[ToolBase]:
-    """Give the run its companions (a test may have set ``session.companions`` already): their stop layer joins
-    the writer's breakers; the returned tools (``Explore`` when the explorer is on) join the writer's toolkit."""
-    comp = session.companions if session.companions is not None else RunCompanions(session)
-    session.companions = comp
-    layers.breakers = [*layers.breakers, comp.stop_layer()]
-    return comp.writer_tools()
+            summary=ctx.rt.redactor.summary(first, 200)))

@@ -6,17 +6,13 @@ Edit calls it sees), so they survive a resume with the agent's state.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
-from tier2.context import ContextMiddleware, Pins
-from tier2.middleware import RunLayers
+from tier2.context import Pins, PinsProvider
+from tier2.runs.loop.context import RunView
 from tier2.tools import ToolResults
 from tier2.validators import ValidationReport
 
-if TYPE_CHECKING:
-    from tier2.runs.session import RunSession
-
-__all__ = ["attach_pins", "failure_text", "run_pins"]
+__all__ = ["failure_text", "pins_provider", "run_pins"]
 
 EVIDENCE_CHARS = 400
 
@@ -29,12 +25,12 @@ def failure_text(report: ValidationReport) -> str:
     return ""
 
 
-def run_pins(session: RunSession, results: ToolResults) -> Pins:
+def run_pins(brief: str, view: RunView, results: ToolResults) -> Pins:
     """The run's pins as they stand now (called at each compression)."""
-    design = session.design
-    goal = (getattr(design, "goal", "") or session.brief) if design is not None else session.brief
+    design = view.design
+    goal = (design.goal or brief) if design is not None else brief
     check = results.last_check()
-    report = check.report if check is not None else (session.last_check.report if session.last_check else None)
+    report = check.report if check is not None else (view.last_check.report if view.last_check else None)
     requirements: dict[str, str] = {}
     if design is not None:
         for row in design.completion(report, "")["requirements"]:
@@ -48,8 +44,6 @@ def run_pins(session: RunSession, results: ToolResults) -> Pins:
     return Pins(goal=" ".join(goal.split())[:2000], requirements=requirements, last_failure=failure)
 
 
-def attach_pins(session: RunSession, layers: RunLayers, results: ToolResults) -> None:
-    """Give the run's context layer its pins provider."""
-    for layer in layers.context:
-        if isinstance(layer, ContextMiddleware):
-            layer.pins = lambda: run_pins(session, results)
+def pins_provider(brief: str, view: RunView, results: ToolResults) -> PinsProvider:
+    """The writer's context layer's pins: the run's state read at each compression."""
+    return lambda: run_pins(brief, view, results)

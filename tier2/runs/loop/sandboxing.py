@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentscope.agent import Agent
+
 from tier2.browser import BrowserPool
 from tier2.errors import QuotaExceeded, RunLimitReached
 from tier2.hostio import ProjectDir
@@ -20,6 +22,7 @@ from tier2.middleware.snapshots import (
     snapshot_of,
     take_snapshot,
 )
+from tier2.runs.process.runtime import Runtime
 from tier2.sandbox import CommandSessions, Sandbox, WorkspaceChoice, make_sandbox, resolve_workspace
 from tier2.settings.loader import Policy, SecurityConfig
 from tier2.settings.tenants import LOCAL_TENANT
@@ -38,7 +41,7 @@ def choose_workspace(security: SecurityConfig, policy: Policy, options: dict[str
     return resolve_workspace(security.sandbox, policy.sandbox, options.get("workspace"))
 
 
-def sandbox_for_project(rt: Any, project: Path, project_id: str, choice: WorkspaceChoice,
+def sandbox_for_project(rt: Runtime, project: Path, project_id: str, choice: WorkspaceChoice,
                         label: str = "tier2") -> Sandbox:
     """The sandbox of ``project`` for ``choice`` (what the writer's commands, builds and browser get)."""
     home = workspace_home(rt.settings.workspaces, project_id)
@@ -77,7 +80,7 @@ class RunWorkspace:
         log.info("run %s: project restored to snapshot %s (%d entries changed)", self.run_id, sid, changed)
         return sid
 
-    async def baseline(self, agent: Any) -> str:
+    async def baseline(self, agent: Agent) -> str:
         """A fresh attempt: snapshot the starting files, so even the first checkpoint names its files. A storage
         quota the files do not fit stops the run (`RunLimitReached` ``quota``)."""
         try:
@@ -101,7 +104,7 @@ class RunWorkspace:
             await self.sandbox.close()
 
 
-async def open_run_workspace(rt: Any, run_id: str, policy: Policy, options: dict[str, Any], project: Path,
+async def open_run_workspace(rt: Runtime, run_id: str, policy: Policy, options: dict[str, Any], project: Path,
                              project_id: str, tenant: str | None = None) -> RunWorkspace:
     choice = choose_workspace(rt.security, policy, options)
     sandbox = sandbox_for_project(rt, project, project_id, choice, label=f"tier2-{run_id[:18]}")

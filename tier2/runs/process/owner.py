@@ -50,7 +50,7 @@ async def sweep_orphans(store: RunStore, recent: int = 2000) -> list[str]:
         if record is None or is_terminal(record.status) or not record.owner:
             continue
         if record.dispatched:
-            continue  # a worker run: its lease expires and another worker resumes it (tier2.runs.worker)
+            continue  # a worker run: its lease expires and another worker resumes it (tier2.runs.process.worker)
         if owner_alive(record.owner) is False:
             reason = (f"the process that ran it (pid {record.owner.get('pid')}) died before the run ended; "
                       "no attempt is resumed yet")

@@ -1,9 +1,11 @@
 """One run as a session of steps: open → setup → phases → (validate, per phase) → deliver.
 
-Each step is a method with typed input and output. The Build/RunGame tools report to the session through its
-`ToolResults` log (values they return), never through their own attributes. Every way the run ends — delivered,
-failed (an exception), stopped (cancel, breaker, budget) — goes through `deliver`, which writes ``delivery.json``
-and then ends the run with the one fenced `tier2.store.finish.finish_run`.
+Each step is a method with typed input and output. The session is the only writer of the run's mutable state
+(`RunView`: opened, writer, design, last check, usage); phases drive it through `RunControl`, add-ons get the
+frozen `RunContext` and read the state through `RunView` — none of them imports this module. The Build/RunGame
+tools report through the `ToolResults` log (values they return), never through their own attributes. Every way
+the run ends — delivered, failed (an exception), stopped (cancel, breaker, budget) — goes through `deliver`, which
+writes ``delivery.json`` and then ends the run with the one fenced `tier2.store.finish.finish_run`.
 """
 
 from __future__ import annotations
@@ -11,30 +13,39 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agentscope.event import ExceedMaxItersEvent
+from agentscope.agent import Agent
 from agentscope.message import Msg
 
 from tier2.errors import BadInput, RunLimitReached, StaleLease, Tier2Error
 from tier2.events import AttemptStarted, GateResult, PhaseChanged, PolicyRefused, RunStarted, Tier2Event
 from tier2.events import Phase as PhaseName
 from tier2.models.routing import agent_models
-from tier2.runs.companions import RunCompanions
-from tier2.runs.delivery import design_record, write_delivery
-from tier2.runs.owner import process_owner
-from tier2.runs.phases import Phase, PhaseInput, Verdict, default_phases
-from tier2.runs.policy import RunPolicy, current_policy
-from tier2.runs.progress import EventMapper, Usage
+from tier2.runs.loop.addons.companions import RunCompanions
+from tier2.runs.loop.addons.docs_hints import docs_hints
+from tier2.runs.loop.addons.library import RunLibrary, open_library
+from tier2.runs.loop.addons.pins import pins_provider
+from tier2.runs.loop.context import Check, DesignOutcome, Opened, RunContext, Turn, WriterSetup
+from tier2.runs.loop.delivery import design_record, write_delivery
+from tier2.runs.loop.layers import Additions
+from tier2.runs.loop.phases.base import Phase, PhaseInput, Verdict
+from tier2.runs.loop.phases.design import DesignPhase
+from tier2.runs.loop.phases.implement import ImplementPhase
+from tier2.runs.loop.sandboxing import RunWorkspace, ensure_project_meta, open_run_workspace
+from tier2.runs.loop.setup import assemble_writer, validation_runner, writer_additions
+from tier2.runs.loop.turns import drive_turn
+from tier2.runs.loop.usage import EventMapper, Usage
+from tier2.runs.process.owner import process_owner
+from tier2.runs.process.policy import RunPolicy, current_policy
+from tier2.runs.process.runtime import Runtime
 from tier2.runs.projects import genre_for_brief
 from tier2.runs.request import EventSink, RunOutcome, RunRequest, crash_reason, new_run_id
-from tier2.runs.runtime import Runtime
-from tier2.runs.sandboxing import RunWorkspace, ensure_project_meta
-from tier2.runs.setup import WriterSetup, setup_writer
-from tier2.runs.tenancy import settle_storage
+from tier2.runs.tenancy import check_run_route, settle_storage
 from tier2.settings.tenants import LOCAL_TENANT
+from tier2.store.checkpoints import RunPosition
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
 from tier2.store.policies import PolicySnapshots
@@ -42,41 +53,19 @@ from tier2.store.quotas import QuotaStore
 from tier2.store.records import DeliverySummary
 from tier2.store.snapshot_gc import SnapshotGC
 from tier2.telemetry import A, RunTrace
+from tier2.tools import ToolResults
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.workspace import new_project, snapshot
 from tier2.workspace.projects import read_project
 
-if TYPE_CHECKING:
-    from tier2.learning import LibraryRun, Seen
-
-__all__ = ["Check", "Opened", "RunSession", "Turn", "WriterSetup"]
+__all__ = ["Check", "Opened", "RunSession", "Turn", "WriterSetup", "default_phases"]
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Opened:
-    """`RunSession.open`: the project the run works on, its record written and its start announced."""
-
-    project: Path
-    project_id: str
-    model_info: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Turn:
-    """`RunSession.writer_turn`: the writer's final message and whether it hit ``max_iters``."""
-
-    final: Msg | None
-    exceeded: bool
-
-
-@dataclass(frozen=True)
-class Check:
-    """`RunSession.validate`: the final L1 report of the project as it is now."""
-
-    report: ValidationReport
-    report_path: Path
+def default_phases() -> list[Phase]:
+    """Design, then implement: a phase goes in front of another in the list without touching it."""
+    return [DesignPhase(), ImplementPhase()]
 
 
 class RunSession:
@@ -86,20 +75,19 @@ class RunSession:
                  phases: list[Phase] | None = None, policy: RunPolicy | None = None) -> None:
         self.rt, self.req, self.brief, self.sink = rt, req, brief, sink
         self.phases = phases if phases is not None else default_phases()
-        #: the run's one policy snapshot (`tier2.runs.policy`): every attempt of the run works under it
-        self.run_policy = policy if policy is not None else current_policy(rt)
-        self.policy = self.run_policy.policy
-        models = agent_models(self.policy, "writer", req.model)
-        self.route_name, self.route, self.model, self.fallback = (models.route_name, models.route, models.model,
-                                                                  models.fallback)
+        run_policy = policy if policy is not None else current_policy(rt)
+        self.policy = run_policy.policy
         self.run_id = req.run_id or new_run_id()
+        writer = agent_models(self.policy, "writer", req.model, req.scripted_models)
+        #: the run as its parts see it (frozen); the state below is written by this session only
+        self.ctx = RunContext(rt=rt, req=req, brief=brief, run_id=self.run_id, run_policy=run_policy,
+                              emit=self.emit, writer=writer)
         self.fence = req.fence
         self.round = 0
         self.t0 = time.monotonic()
         self.marks: dict[str, float] = {}
         self.trace = RunTrace(self.run_id)  # OTel: the run span and one span per phase (no-op unless tracing is on)
-        self.mapper = EventMapper(self.run_id, self.route.model, self.policy.prices.get(self.route.model),
-                                  prices=self.policy.prices, redactor=rt.redactor)
+        self.mapper = EventMapper(self.run_id, writer.route.model, redactor=rt.redactor)
         if req.resume is not None and req.resume.usage:  # cost and steps of the earlier attempts carry over
             self.mapper.usage = Usage(**req.resume.usage)
         if req.resume is not None:
@@ -109,12 +97,40 @@ class RunSession:
         self.runner: ValidationRunner | None = None  # set in setup before the writer (its budget guard is reported)
         self.last_check: Check | None = None
         #: the design phase's outcome (spec, plan, goal): L2 gates, the completion map and the plan in the delivery
-        self.design: Any = None  # tier2.runs.design_phase.DesignOutcome (Any: that module imports this one)
+        self.design: DesignOutcome | None = None
         self.workspace: RunWorkspace | None = None  # the workspace kind's sandbox, command sessions, browser
-        self.tenant: str | None = None
-        self.library: LibraryRun | None = None  # the debug case library's view of this run (tier2.runs.library)
-        self.last_seen: Seen | None = None  # the last validation as the library saw it
-        self.companions: RunCompanions | None = None  # explorer + reviewer (tier2.runs.companions)
+        self.library: RunLibrary | None = None  # the debug case library's part in this run
+        self.companions: RunCompanions | None = None  # explorer + reviewer
+
+    # --- the state, read-only (RunView) and for phases (RunControl) ------------------------------------------
+
+    @property
+    def view(self) -> RunSession:
+        return self
+
+    @property
+    def usage(self) -> Usage:
+        return self.mapper.usage
+
+    @property
+    def current_phase(self) -> str:
+        return self.mapper.phase
+
+    def add_usage(self, usage: Usage) -> None:
+        """A companion call's usage, counted in the run's (under its agent, in the current phase)."""
+        self.mapper.usage.add(usage, self.mapper.phase)
+
+    def begin_round(self, round_no: int) -> None:
+        self.round = round_no
+
+    def designed(self, outcome: DesignOutcome) -> None:
+        self.design = outcome
+
+    def _design_source(self) -> tuple[dict[str, Any], str] | None:
+        return (self.design.spec, self.design.goal) if self.design is not None else None
+
+    def _position(self) -> RunPosition:
+        return {"round": self.round, "usage": asdict(self.mapper.usage), "step": self.mapper.step}
 
     # --- bookkeeping -------------------------------------------------------------------------------------------
 
@@ -152,7 +168,7 @@ class RunSession:
 
     async def open(self) -> Opened:
         """Create (or reopen) the project, write the running record and announce the run (and the attempt)."""
-        req, run_id, route = self.req, self.run_id, self.route
+        req, run_id, route_name, route = self.req, self.run_id, self.ctx.writer.route_name, self.ctx.writer.route
         dest = req.out_dir or (self.rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
         if req.existing_project and req.resume is not None:  # its directory may have been lost with the sandbox
             ensure_project_meta(req.existing_project, req.project_id, self.rt.pack.ref)
@@ -160,8 +176,8 @@ class RunSession:
         info = read_project(req.existing_project) if req.existing_project else new_project(
             pack, dest, req.project_id, genre=genre_for_brief(pack, self.brief))
         project = Path(info.path)
-        model_info = {"route": self.route_name, "kind": route.kind, "model": route.model}
-        if self.run_policy.fresh:  # the run's snapshot, stored before its hash is recorded: every attempt loads it
+        model_info = {"route": route_name, "kind": route.kind, "model": route.model}
+        if self.ctx.run_policy.fresh:  # the run's snapshot, stored before its hash is recorded: every attempt loads it
             await PolicySnapshots(self.rt.store.r, self.rt.store.keys).put(self.policy)
         fields = {"status": "running", "phase": "setup", "brief": self.brief, "project_id": info.project_id,
                   "project_dir": str(project), "model": model_info, "policy": self.policy.source_hash,
@@ -173,17 +189,16 @@ class RunSession:
             if accepted.outcome == "busy":
                 raise BadInput(f"project {info.project_id} already has a run in progress: {accepted.active_run}")
         previous = await self.rt.store.get_record(run_id)
-        self.tenant = previous.tenant if previous is not None else None
         attempt = req.fence.token if req.fence else 1
         await self.update(**fields, attempt=attempt, started=True)
         self.trace.annotate(**{A.PACK: pack.ref, A.TEMPLATE: pack.genre_of(project).id})
-        self.trace.annotate(**{A.AGENT: "writer", A.ROUTE: self.route_name, A.REQUEST_MODEL: route.model,
+        self.trace.annotate(**{A.AGENT: "writer", A.ROUTE: route_name, A.REQUEST_MODEL: route.model,
                                A.BRIEF_CHARS: len(self.brief), "tier2.run.attempt": attempt})
         if previous is None or not previous.started:
             await self.emit(RunStarted(run_id=run_id, brief=self.brief, project_id=info.project_id,
-                                       project_dir=str(project), model_route=self.route_name, model=route.model,
+                                       project_dir=str(project), model_route=route_name, model=route.model,
                                        pack=self.rt.pack.ref))
-        refused = self.run_policy.refused
+        refused = self.ctx.run_policy.refused
         if refused is not None:  # the edit on disk did not take effect: say so where the run is watched
             await self.emit(PolicyRefused(run_id=run_id, policy=self.policy.source_hash, refused=refused.digest,
                                           reason=refused.reason))
@@ -192,13 +207,29 @@ class RunSession:
             await self.emit(AttemptStarted(run_id=run_id, attempt=req.fence.token, worker=req.worker,
                                            resumed_from=resumed.checkpoint if resumed else None,
                                            stage=resumed.stage if resumed else ""))
-        self.opened = Opened(project, info.project_id, model_info)
+        self.opened = Opened(project, info.project_id, model_info, previous.tenant if previous is not None else None)
         return self.opened
 
     async def setup(self, opened: Opened) -> WriterSetup:
-        """The run's layers (budget, breakers, checkpoints, operations, tracing, context, learning), its
-        workspace, the validation runner and the writer agent (`tier2.runs.setup`)."""
-        self.writer = await setup_writer(self, opened)
+        """The writer with its layers (budget, breakers, checkpoints, operations, tracing, context with the run's
+        pins) and the add-ons' (case library, engine-docs hints, companions), its workspace and the validation
+        runner (`tier2.runs.loop.setup`). The workspace and the runner are the session's as soon as they exist: a
+        failure later in setup still closes the one and reports the other's ledger."""
+        ctx = self.ctx
+        check_run_route(ctx.policy, ctx.writer.route_name, ctx.options)  # before any workspace is opened
+        ws = self.workspace = await open_run_workspace(self.rt, self.run_id, self.policy, ctx.options,
+                                                       opened.project, opened.project_id, tenant=opened.tenant)
+        results = ToolResults()
+        self.library = open_library(ctx, self, results)
+        self.companions = RunCompanions(ctx, self, self.add_usage)
+        additions = writer_additions(
+            workspace=Additions(checkpoint=(ws.middleware(),)), docs=docs_hints(ctx),
+            library=self.library.additions if self.library is not None else Additions(),
+            companions=self.companions.additions())
+        parts = ctx.agent("writer", durable=True, project=opened.project, progress=self._position,
+                          pins=pins_provider(self.brief, self, results), additions=additions, models=ctx.writer)
+        runner = self.runner = validation_runner(ctx, ws, parts.layers, self._design_source)
+        self.writer = await assemble_writer(ctx, opened, ws, parts.layers, runner, results, additions)
         self.mark("setup_done")
         return self.writer
 
@@ -215,24 +246,24 @@ class RunSession:
                 await self.workspace.baseline(self.writer.handle.agent)
         return verdict if verdict is not None and verdict.status else Verdict("failed", "no phase decided the run")
 
+    async def agent_turn(self, agent: Agent, role: str, message: Msg | None) -> Turn:
+        """One turn of one of the run's agents; its events become run events under ``role``."""
+        async def relay(item: Any) -> None:
+            self.mapper.agent = role  # sync with the map: no other agent's event is mapped in between
+            try:
+                events = self.mapper.map(item)
+            finally:
+                self.mapper.agent = "writer"  # the run's default: the writer's calls are never billed to a role
+            for event in events:
+                await self.emit(event)
+        return await drive_turn(agent, message, relay)
+
     async def writer_turn(self, message: Msg | None) -> Turn:
         """One writer reply (a build-fix loop); its events become run events. ``None`` continues a turn."""
         agent = self._writer().handle.agent
         if self.companions is not None:  # the reviewer reads the change from here on
             self.companions.turn_started()
-        final: Msg | None = None
-        exceeded = False
-        async for item in agent.reply_stream(message):
-            if isinstance(item, Msg):
-                final = item
-                continue
-            if isinstance(item, ExceedMaxItersEvent):
-                exceeded = True
-            for event in self.mapper.map(item):
-                await self.emit(event)
-        if final is None and agent.state.context:
-            final = agent.state.context[-1]
-        return Turn(final, exceeded)
+        return await self.agent_turn(agent, "writer", message)
 
     def last_turn(self) -> Turn:
         """The turn a previous attempt completed before it died (its last message, from the restored state)."""
@@ -253,10 +284,25 @@ class RunSession:
             await self.emit(GateResult(run_id=self.run_id, gate_id=gate.id, layer=gate.layer, passed=gate.passed,
                                        summary=gate.summary))
         if self.library is not None:
-            self.last_seen = await self.library.observe_report_safely(report)
+            await self.library.observe(report)
         self.mark("validated")
         self.last_check = Check(report, report_path)
         return self.last_check
+
+    async def before_writer(self) -> None:
+        if self.library is not None:
+            await self.library.baseline()
+
+    async def after_failing_check(self, check: Check) -> tuple[Check, str]:
+        if self.library is None:
+            return check, ""
+        return await self.library.round(check, self.validate)
+
+    async def review(self, report: ValidationReport) -> str:
+        if self.companions is None:
+            return ""
+        found = await self.companions.review(report)
+        return found.for_writer() if found is not None else ""
 
     def best_verified(self) -> Verdict:
         """When a limit stops the run: the best verified result so far (the session's last passing validation,
@@ -296,7 +342,7 @@ class RunSession:
             delivery=summary), self.fence)
         await asyncio.shield(settle_storage(QuotaStore(self.rt.store.r, self.rt.store.keys),
                                             SnapshotGC(self.rt.store.r, self.rt.store.keys),
-                                            self.tenant or LOCAL_TENANT, opened.project_id, opened.project))
+                                            opened.tenant or LOCAL_TENANT, opened.project_id, opened.project))
         if done.event is not None and done.seq is not None and self.sink is not None:
             await self.sink(done.seq, done.event)
         elif done.outcome != "finished":
