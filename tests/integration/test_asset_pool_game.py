@@ -32,12 +32,13 @@ async def test_registered_assets_load_draw_their_roles_and_are_gated(pool, pack,
     shutil.copytree(pack.genre("shooter").template_dir, game)
     for role, desc in (("player", "a paper airplane"), ("enemy", "angry origami birds"), ("backdrop", "a city")):
         register_asset(game, role, desc, [], generate(role, desc), "procedural", "CC0-1.0")
-    runner = ValidationRunner(pool, pack, Policy(timeouts={"validation_s": 30, "boot_s": 10}))
-    runner.design_spec = _spec(
+    spec = _spec(
         {"kind": "asset_role", "role": "player", "asset": "player.paper_airplane"},
         {"kind": "asset_role", "role": "enemy", "asset": "enemy.angry_origami_birds"},
         {"kind": "asset_role", "role": "backdrop", "asset": "backdrop.city"},
         {"kind": "asset_role", "role": "enemy", "asset": "enemy.paper_airplane"})  # not registered
+    runner = ValidationRunner(pool, pack, Policy(timeouts={"validation_s": 30, "boot_s": 10}),
+                              design=lambda: (spec, BRIEF))
     report = await runner.validate_project(game, tmp_path / "r1")
     gates = {g.id: g for g in report.gates}
     assert report.passed, report.feedback()

@@ -235,3 +235,31 @@ def test_the_offline_writer_requests_the_assets_the_spec_names() -> None:
     assert calls == [{"role": "player", "description": "paper airplane", "requirements": ["R5"]},
                      {"role": "enemy", "description": "angry origami birds", "requirements": ["R6"]},
                      {"role": "player", "description": "纸飞机", "requirements": ["R7"]}]  # R8: no name gives its key
+
+
+def test_the_offline_writer_counts_then_greps_the_spec_then_requests() -> None:
+    from tier2.models.offline.history import Conversation, ToolStep
+    from tier2.models.offline.policy import _assets_first
+
+    spec = "/p/design/spec.json"
+    params = {"tools": ["Grep", "RequestAsset"]}
+
+    def conv(*steps: ToolStep) -> Conversation:
+        return Conversation(system="", brief="b", project="/p", steps=list(steps),
+                            last_user="The design is in design/spec.json", chars=0)
+
+    first = _assets_first(conv(), params)
+    assert first is not None and first.calls[0][0] == "Grep" and first.calls[0][1]["output_mode"] == "count"
+    assert _assets_first(conv(), {"tools": ["Grep"]}) is None  # no RequestAsset tool: nothing asked
+    none = ToolStep("1", "Grep", {"path": spec}, "No matches found for pattern: x", "success")
+    assert _assets_first(conv(none), params) is None  # a spec without asset_role: on to the writes
+    count = ToolStep("1", "Grep", {"path": spec}, "2", "success")
+    second = _assets_first(conv(count), params)
+    assert second is not None and second.calls[0][1]["output_mode"] == "content"
+    lines = ToolStep("2", "Grep", {"path": spec}, f'{spec}:3:  "id": "R5",\n{spec}:4:  "text": "a paper plane",\n'
+                     f'{spec}:9:  "asset": "player.paper_plane"', "success")
+    third = _assets_first(conv(count, lines), params)
+    assert third is not None and third.calls == [
+        ("RequestAsset", {"role": "player", "description": "paper plane", "requirements": ["R5"]})]
+    done = ToolStep("3", "RequestAsset", third.calls[0][1], "Registered", "success")
+    assert _assets_first(conv(count, lines, done), params) is None  # once

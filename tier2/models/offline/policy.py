@@ -5,8 +5,8 @@ It plays the writer role with real tool calls, in this order:
 1. ``Glob`` the project's ``src/**/*.js`` and ``data/*.json``;
 2. ``Read`` every file it will rewrite (``Write`` refuses to overwrite unread files);
 3. with the ``RequestAsset`` tool and a design (the run request names ``design/spec.json``): ``Grep`` the spec
-   for its requirement ids, texts and asset keys and request one asset per ``asset_role`` key (the player, the
-   enemies... the spec names), under that very key (`asset_requests`);
+   for ``asset_role`` predicates (a count), and when it has some for its requirement ids, texts and asset keys;
+   request one asset per key (the player, the enemies... the spec names), under that very key (`asset_requests`);
 4. ``Write`` the six data tables derived from the brief (`theme.derive_game`) and the ``src/`` files it read
    (the pack template's code with a header naming the game); if only part of that batch ran (a crash cut it),
    it writes the rest before building;
@@ -164,6 +164,7 @@ _SPEC = "design/spec.json"
 
 #: what the policy greps the spec for: each requirement's id and text, and an asset_role predicate's asset key (a few
 #: lines, not the whole spec in the conversation)
+_SPEC_COUNT = r'"kind"\s*:\s*"asset_role"'
 _SPEC_GREP = r'"(?:id|text|asset)"\s*:\s*"'
 _SPEC_FIELD = re.compile(r'"(id|text|asset)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
@@ -200,16 +201,22 @@ def asset_requests(spec_lines: str) -> list[dict[str, Any]]:
 
 
 def _assets_first(conv: Conversation, params: dict[str, Any]) -> Action | None:
-    """Before the first write pass: grep the design spec for asset_role keys, then request those assets (once)."""
+    """Before the first write pass: count the design spec's asset_role predicates (a one-line answer); when it has
+    some, grep its ids, texts and asset keys, then request those assets (once)."""
     if "RequestAsset" not in params.get("tools", ()) or _SPEC not in conv.last_user:
         return None
     path = _abs(conv, _SPEC)
-    grep = next((s for s in conv.steps if s.name == "Grep" and s.args.get("path") == path), None)
-    if grep is None:
+    greps = [s for s in conv.steps if s.name == "Grep" and s.args.get("path") == path]
+    if not greps:
+        return Action("tools", [("Grep", {"pattern": _SPEC_COUNT, "path": path, "output_mode": "count"})])
+    if len(greps) == 1:
+        count = greps[0].result or ""
+        if not greps[0].ok or not count or count.startswith("No matches"):
+            return None
         return Action("tools", [("Grep", {"pattern": _SPEC_GREP, "path": path, "output_mode": "content"})])
-    if conv.last("RequestAsset") is not None or not grep.ok or not grep.result:
+    if conv.last("RequestAsset") is not None or not greps[1].ok or not greps[1].result:
         return None
-    calls = asset_requests(grep.result)
+    calls = asset_requests(greps[1].result)
     return Action("tools", [("RequestAsset", c) for c in calls]) if calls else None
 
 
