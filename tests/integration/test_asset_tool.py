@@ -67,3 +67,13 @@ def test_an_images_route_serves_only_the_assets_role() -> None:
         Policy(models=routes, agents={"writer": "img"})
     assert image_route(Policy(models=routes, agents={"assets": "off"})) is None
     assert image_route(Policy(models=routes)) is None
+
+
+def test_an_images_route_without_its_key_is_a_route_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tier2.errors import ModelRouteError
+
+    monkeypatch.delenv("TIER2_TEST_IMAGES_KEY", raising=False)
+    policy = Policy(models={"img": {"kind": "images", "model": "m", "api_key_env": "TIER2_TEST_IMAGES_KEY"}},
+                    agents={"assets": "img"})
+    with pytest.raises(ModelRouteError, match="TIER2_TEST_IMAGES_KEY"):
+        image_route(policy)

@@ -263,3 +263,15 @@ def test_the_offline_writer_counts_then_greps_the_spec_then_requests() -> None:
         ("RequestAsset", {"role": "player", "description": "paper plane", "requirements": ["R5"]})]
     done = ToolStep("3", "RequestAsset", third.calls[0][1], "Registered", "success")
     assert _assets_first(conv(count, lines, done), params) is None  # once
+
+
+def test_the_build_never_publishes_through_a_planted_link(tmp_path: Path) -> None:
+    from tier2.hostio import UnsafePath
+
+    _register(tmp_path)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    os.symlink(outside, tmp_path / "dist")
+    with pytest.raises(UnsafePath):
+        publish_assets(tmp_path)
+    assert list(outside.iterdir()) == []
