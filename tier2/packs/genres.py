@@ -101,6 +101,17 @@ class Genre:
         return dict(json.loads((self.schemas_dir / table.replace(".json", ".schema.json")).read_text()))
 
     @cached_property
+    def reader_cues(self) -> dict[str, dict[str, float]]:
+        """What a brief describes when it asks for this genre (``reader:`` in its ``lexicon.yaml``): ``{"en": {lemma
+        or phrase: weight}, "zh": {word: weight}}``, read by the offline brief reader (`tier2.design.reader`)."""
+        path = self.root / "lexicon.yaml"
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+        reader = (data or {}).get("reader") or {}
+        if not isinstance(reader, dict):
+            raise PackError(f"{path}: reader must be a mapping of en/zh cues")
+        return {lang: {str(k): float(v) for k, v in (reader.get(lang) or {}).items()} for lang in ("en", "zh")}
+
+    @cached_property
     def schemas(self) -> dict[str, dict[str, Any]]:
         return {t: self.schema(t) for t in self.spec.data_tables}
 
