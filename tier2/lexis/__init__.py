@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Token", "category", "detect_language", "en_tokens", "en_words", "is_cjk", "lemma", "number_value",
-           "understood_en", "understood_zh", "zh_tokens", "zh_words"]
+__all__ = ["Token", "category", "detect_language", "en_tokens", "en_words", "injection_spans", "is_cjk", "lemma",
+           "names_of", "number_value", "understood_en", "understood_zh", "without_injections", "zh_tokens", "zh_words"]
 
 _LATIN = re.compile(r"[A-Za-z\u00C0-\u024F]+(?:['’-][A-Za-z\u00C0-\u024F]+)*|\d+")
 _CJK = re.compile(r"[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]")
@@ -208,3 +208,51 @@ def detect_language(text: str) -> tuple[str, str]:
     if en / len(words) >= 0.35:
         return "en", "English"
     return "unreadable", best if foreign[best] else "an unknown language"
+
+
+@cache
+def _injection_patterns() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.I) for p in _data("refuse.yaml")["injection"])
+
+
+_CLAUSE_END = ".;!?\n。；！？，,"
+
+
+def injection_spans(text: str) -> list[tuple[int, int]]:
+    """[start, end) of every clause of ``text`` that reads as prompt injection ("ignore all previous instructions",
+    "reveal your system prompt"): from the clause's start to its end (a comma, a full stop, or "then ...")."""
+    spans = []
+    for pat in _injection_patterns():
+        for m in pat.finditer(text):
+            start = max(text.rfind(c, 0, m.start()) for c in _CLAUSE_END) + 1
+            ends = [i for i in (text.find(c, m.end()) for c in _CLAUSE_END) if i >= 0]
+            then = re.search(r"\b(?:then|and then|after that|also)\b|然后|再", text[m.end():])
+            if then:
+                ends.append(m.end() + then.start())
+            spans.append((start, min(ends) if ends else len(text)))
+    return sorted(spans)
+
+
+def without_injections(text: str) -> str:
+    """``text`` with its prompt-injection clauses blanked (same length: offsets stay valid)."""
+    spans = injection_spans(text)
+    return "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(text))
+
+
+def names_of(text: str) -> list[str]:
+    """The understood nouns of ``text`` in order, once each — what a title or a name may be made of: English
+    lemmas tier2's word lists know as nouns; Chinese segments listed in ``zh.yaml`` or nouns in jieba's dictionary.
+    Words of a prompt-injection clause and words tier2 does not know are never among them."""
+    clean = without_injections(unicodedata.normalize("NFKC", text))
+    lang, _ = detect_language(clean)
+    out: list[str] = []
+    if lang == "zh":
+        fw = set(map(str, zh_words()["function_words"]))
+        for t in zh_tokens(clean):
+            if t.text not in fw and understood_zh(t) and t.text not in out:
+                out.append(t.text)
+    elif lang == "en":
+        for t in en_tokens(clean):
+            if category(t.lemma) and t.lemma not in out:
+                out.append(t.lemma)
+    return out

@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from tier2.errors import PackError
+from tier2.lexis import without_injections
 
 __all__ = ["Genre", "GenreSpec", "ObserveRule", "ProbeBounds", "ProbePolicy", "RequirementTemplate", "load_genres"]
 
@@ -141,11 +142,12 @@ class Genre:
         return mod
 
     def build_tables(self, brief: str) -> dict[str, Any]:
-        """The offline builder's tables for ``brief`` (every ``data_tables`` entry)."""
+        """The offline builder's tables for ``brief`` (every ``data_tables`` entry); a prompt-injection clause of the
+        brief is blanked first (`tier2.lexis.without_injections`), so none of its words becomes a title or a name."""
         mod = self.module("builder")
         if mod is None or not hasattr(mod, "build_tables"):
             raise PackError(f"genre {self.id} has no builder.build_tables")
-        tables = dict(mod.build_tables(brief))
+        tables = dict(mod.build_tables(without_injections(brief)))  # injected text names nothing in a game
         missing = [t for t in self.spec.data_tables if t not in tables]
         if missing:
             raise PackError(f"genre {self.id}: builder returned no {', '.join(missing)}")

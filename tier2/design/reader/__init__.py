@@ -30,6 +30,7 @@ from tier2.lexis import (
     category,
     detect_language,
     en_tokens,
+    injection_spans,
     lemma,
     number_value,
     understood_en,
@@ -115,20 +116,6 @@ def _patterns(lang: str, key: str) -> tuple[re.Pattern[str], ...]:
 def _norm(brief: str) -> str:
     """NFKC, one line: offsets of the reading index this text (the spec's brief is normalised the same way)."""
     return unicodedata.normalize("NFKC", brief)
-
-
-def _injections(text: str, lang: str) -> list[tuple[int, int]]:
-    """Spans of the clauses that read as prompt injection (from the clause start to its end)."""
-    spans = []
-    for pat in _patterns(lang, "injection"):
-        for m in pat.finditer(text):
-            start = max(text.rfind(c, 0, m.start()) for c in ".;!?\n。；！？，,") + 1
-            ends = [i for i in (text.find(c, m.end()) for c in ".;!?\n。；！？，,") if i >= 0]
-            then = re.search(r"\b(?:then|and then|after that|also)\b|然后|再", text[m.end():])
-            if then:
-                ends.append(m.end() + then.start())
-            spans.append((start, min(ends) if ends else len(text)))
-    return sorted(spans)
 
 
 def _inside(spans: list[tuple[int, int]], at: int) -> bool:
@@ -629,7 +616,7 @@ def read_brief(brief: str, cues: GenreCues, buildable: Collection[str]) -> Readi
         return Reading(language=lang, language_name=name, genre=None, reason=(
             f"the brief is written in {name}, which the offline reader cannot read (it reads English and Chinese); "
             f"a model route reads any language"))
-    skip = _injections(text, lang)
+    skip = injection_spans(text)
     kept = "".join(" " if _inside(skip, i) else ch for i, ch in enumerate(text))
     tokens = en_tokens(kept) if lang == "en" else zh_tokens(kept)
     scores, words = _score(tokens, kept, lang, cues)
