@@ -113,6 +113,16 @@ class Genre:
         return {lang: {str(k): float(v) for k, v in (reader.get(lang) or {}).items()} for lang in ("en", "zh")}
 
     @cached_property
+    def reader_mechanics(self) -> dict[str, dict[str, list[str]]]:
+        """Which of a brief's mechanic verbs this genre's play shows (``reader.key_actions`` / ``reader.play_events``
+        in its lexicon.yaml): ``{"key_action": {action: [verbs]}, "play_event": {counter: [verbs]}}``."""
+        path = self.root / "lexicon.yaml"
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+        reader = (data or {}).get("reader") or {}
+        return {"key_action": {str(k): [str(w) for w in v] for k, v in (reader.get("key_actions") or {}).items()},
+                "play_event": {str(k): [str(w) for w in v] for k, v in (reader.get("play_events") or {}).items()}}
+
+    @cached_property
     def schemas(self) -> dict[str, dict[str, Any]]:
         return {t: self.schema(t) for t in self.spec.data_tables}
 

@@ -79,8 +79,9 @@ class Reading:
 
     language: str  # en | zh | unreadable
     language_name: str
-    genre: str | None
+    genre: str | None  # a genre the pack builds, or None
     reason: str  # why this genre, or why none
+    described: str | None = None  # the genre the brief describes, also when the pack cannot build it (None: unclear)
     scores: dict[str, float] = field(default_factory=dict)
     cues: dict[str, list[str]] = field(default_factory=dict)  # genre -> the brief's cue words that scored
     items: list[ContentItem] = field(default_factory=list)
@@ -114,8 +115,10 @@ def _patterns(lang: str, key: str) -> tuple[re.Pattern[str], ...]:
 
 
 def _norm(brief: str) -> str:
-    """NFKC, one line: offsets of the reading index this text (the spec's brief is normalised the same way)."""
-    return unicodedata.normalize("NFKC", brief)
+    """The brief NFKC-normalised character by character where that keeps every offset (full-width "：" → ":"), so a
+    span of the reading indexes the brief itself; the brief unchanged otherwise."""
+    chars = [unicodedata.normalize("NFKC", c) for c in brief]
+    return "".join(c if len(c) == 1 else o for c, o in zip(chars, brief, strict=True))
 
 
 def _inside(spans: list[tuple[int, int]], at: int) -> bool:
@@ -621,6 +624,8 @@ def read_brief(brief: str, cues: GenreCues, buildable: Collection[str]) -> Readi
     tokens = en_tokens(kept) if lang == "en" else zh_tokens(kept)
     scores, words = _score(tokens, kept, lang, cues)
     genre, reason = _decide(scores, words, buildable)
+    described = genre or (max(scores, key=lambda g: scores[g]) if scores and "no genre of the pack builds" in reason
+                          else None)
     descriptors = set(map(str, _frames()[lang]["descriptor"]))
     frame_verbs = {str(w) for k, v in _frames()[lang].items() if isinstance(v, list) and k not in
                    ("win", "lose", "injection", "descriptor") for w in v}
@@ -634,5 +639,6 @@ def read_brief(brief: str, cues: GenreCues, buildable: Collection[str]) -> Readi
         items, names = _en_items(text, tokens, skip, frozenset(descriptors), cue_words)
     else:
         items, names = _zh_items(text, tokens, skip, frozenset(descriptors))
-    return Reading(language=lang, language_name=name, genre=genre, reason=reason, scores=scores, cues=words,
+    return Reading(language=lang, language_name=name, genre=genre, reason=reason, described=described,
+                   scores=scores, cues=words,
                    items=items, injections=skip, names=list(dict.fromkeys(names)))
