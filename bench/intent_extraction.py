@@ -20,6 +20,9 @@ Definitions:
 * **default-genre deliveries** — briefs read as the pack's default genre that are labelled otherwise (null
   included): what the old fallback delivered. A brief the reader cannot place gets ``scope.buildable: false`` and
   no genre, so this must be 0.
+* **baseline** — the same figures for what the offline leader did before the reader: the keyword classifier's
+  genre, else the pack's default genre (a default-genre delivery: a keyword-free brief built as the default when
+  it asked for something else).
 * **keyword-free** — briefs in which the keyword classifier (`tier2.design.classify_brief`, the genres'
   ``brief_words``) finds no genre: the share of the set the reader must read from what the brief describes.
 
@@ -82,7 +85,10 @@ def score_brief(case: dict[str, Any], pack: Pack) -> dict[str, Any]:
             "want_genre": case["genre"], "predicted": len(reading.items), "matched": matched_items,
             "labels": len(labels), "missed": [f"{labels[i]['kind']}:{labels[i]['term']}" for i in free],
             "extra": misses_pred, "language": reading.language, "reason": reading.reason,
-            "keyword_free": classify_brief(case["brief"], pack.genre_vocab()).genre is None,
+            "keyword_free": (keyword := classify_brief(case["brief"], pack.genre_vocab()).genre) is None,
+            # what the offline leader did before the reader: the keyword genre, else the pack's default genre
+            "baseline_genre": (keyword if keyword in pack.genres else None) if keyword is not None
+            else pack.manifest.default_genre,
             "default_delivery": reading.genre == pack.manifest.default_genre and case["genre"] != reading.genre}
 
 
@@ -97,7 +103,12 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "keyword_free": sum(1 for r in rows if r["keyword_free"]),
             "chinese": sum(1 for r in rows if r["language"] == "zh"),
             "unreadable": sum(1 for r in rows if r["language"] == "unreadable"),
-            "not_buildable": sum(1 for r in rows if r["want_genre"] is None)}
+            "not_buildable": sum(1 for r in rows if r["want_genre"] is None),
+            "baseline_genre_accuracy": round(sum(r["baseline_genre"] == r["want_genre"] for r in rows) / len(rows), 3)
+            if rows else 1.0,
+            "baseline_default_genre_deliveries": sum(1 for r in rows if r["baseline_genre"] != r["want_genre"]
+                                                     and r["baseline_genre"] is not None
+                                                     and r["keyword_free"])}
 
 
 def run(path: Path, slice_: str, pack: Pack) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -138,7 +149,9 @@ def main() -> int:
         print(f"{name:9s} {s['briefs']:3d} briefs: precision {s['precision']:.3f}, recall {s['recall']:.3f}, genre "
               f"{100 * s['genre_accuracy']:.1f}%, default-genre deliveries {s['default_genre_deliveries']} "
               f"(keyword-free {s['keyword_free']}, Chinese {s['chinese']}, unreadable {s['unreadable']}, "
-              f"not buildable {s['not_buildable']})")
+              f"not buildable {s['not_buildable']}); before the reader (keywords, else the default genre): genre "
+              f"{100 * s['baseline_genre_accuracy']:.1f}%, default-genre deliveries "
+              f"{s['baseline_default_genre_deliveries']}")
     print(f"{elapsed:.2f} s (jieba's dictionary load included)")
     return 0
 
