@@ -205,7 +205,7 @@ def detect_language(text: str) -> tuple[str, str]:
     best = max(foreign, key=lambda k: foreign[k])
     if foreign[best] >= 2 and foreign[best] * 1.0 >= en * 0.5:
         return "unreadable", best
-    if en / len(words) >= 0.35:
+    if en / len(words) >= (0.35 if foreign[best] else 0.2):  # no other language's words: English names count less
         return "en", "English"
     return "unreadable", best if foreign[best] else "an unknown language"
 
@@ -243,7 +243,7 @@ def names_of(text: str) -> list[str]:
     """The understood nouns of ``text`` in order, once each — what a title or a name may be made of: English
     lemmas tier2's word lists know as nouns; Chinese segments listed in ``zh.yaml`` or nouns in jieba's dictionary.
     Words of a prompt-injection clause and words tier2 does not know are never among them."""
-    clean = without_injections(unicodedata.normalize("NFKC", text))
+    clean = without_injections(unicodedata.normalize("NFKC", text[:4000]))  # a title comes from the brief's start
     lang, _ = detect_language(clean)
     out: list[str] = []
     if lang == "zh":

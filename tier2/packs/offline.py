@@ -77,7 +77,7 @@ def content_nouns(brief: str, skip: frozenset[str] = frozenset(), limit: int = 4
     """Content words of the brief that tier2 understands: English — singular, ascii, 4-12 letters, not stop words
     or ``skip``, and a noun of `tier2.lexis`'s word lists; a Chinese brief — its understood Chinese nouns. Words of
     a prompt-injection clause are never among them."""
-    clean = lexis.without_injections(unicodedata.normalize("NFKC", str(brief)))
+    clean = lexis.without_injections(unicodedata.normalize("NFKC", str(brief)[:4000]))
     if lexis.detect_language(clean)[0] == "zh":
         return [n for n in lexis.names_of(clean) if n not in skip][:limit]
     out: list[str] = []

@@ -40,7 +40,8 @@ from tier2.lexis import (
 )
 from tier2.lexis import en_words as _en_words
 
-__all__ = ["CONTENT_KINDS", "ENTITY_KINDS", "MIN_SCORE", "ContentItem", "GenreCues", "Reading", "read_brief"]
+__all__ = ["CONTENT_KINDS", "ENTITY_KINDS", "MAX_READ", "MIN_SCORE", "ContentItem", "GenreCues", "Reading",
+           "read_brief"]
 
 #: genre id -> {"en": {cue: weight}, "zh": {cue: weight}} (`tier2.packs.Pack.genre_cues`)
 GenreCues = Mapping[str, Mapping[str, Mapping[str, float]]]
@@ -52,6 +53,9 @@ CONTENT_KINDS: tuple[str, ...] = ("player", "enemy", "pickup", "goods", "custome
 ENTITY_KINDS: tuple[str, ...] = ("player", "enemy", "pickup", "goods", "customer", "obstacle", "setting")
 #: the least cue weight a genre needs before the reader names it
 MIN_SCORE = 3.0
+#: characters of a brief the reader reads (a brief says what it asks for up front; the rest is not read, so a
+#: 100 000-character brief costs what a 4 000-character one does)
+MAX_READ = 4000
 _LIVING = ("creature", "person")
 _DETERMINERS = frozenset({"a", "an", "the", "my", "your", "his", "her", "its", "their", "our", "this", "that", "some",
                           "every", "each", "no", "any"})
@@ -613,7 +617,7 @@ def _zh_number(raw: str, chars: Mapping[str, int]) -> int | None:
 def read_brief(brief: str, cues: GenreCues, buildable: Collection[str]) -> Reading:
     """Read ``brief`` against the pack's genre ``cues`` (`tier2.packs.Pack.genre_cues`); ``buildable``: the genres
     the pack has templates for (a best genre outside them is refused with the reason, never substituted)."""
-    text = _norm(brief)
+    text = _norm(brief)[:MAX_READ]
     lang, name = detect_language(text)
     if lang == "unreadable":
         return Reading(language=lang, language_name=name, genre=None, reason=(
