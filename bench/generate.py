@@ -5,7 +5,9 @@ Usage: .venv/bin/python bench/generate.py [--repeat N] [--json]
 Runs the real CLI as a subprocess per brief (embedded Redis, esbuild, Chromium: one browser per run, reused
 across that run's checks) and reads the split from each delivery.json: setup (project + agent assembly),
 agent loop (model + file tools, excluding Build/RunGame), build (esbuild), validation (RunGame checks + the
-final verification). Reports medians; the machine is shared and noisy, so read them as rough figures.
+final verification). Reports medians; the machine is shared and noisy, so read them as rough figures. Also sums
+the deliveries' ``completion.content`` and ``completion.structural`` (``{verified, total}``) over the suite: intent
+alignment (the brief's own content requirements verified) next to build health.
 """
 
 from __future__ import annotations
@@ -40,8 +42,13 @@ def run_one(brief: str, workdir: Path) -> dict[str, float]:
     wall = time.monotonic() - started
     if proc.returncode != 0:
         raise SystemExit(f"generate failed for {brief!r}: {proc.stderr[-2000:]}")
-    t = json.loads(proc.stdout)["timings_ms"]
-    return {"wall_s": wall, "in_run_s": t["total"] / 1000, "setup_s": t["setup"] / 1000,
+    record = json.loads(proc.stdout)
+    t = record["timings_ms"]
+    done = record.get("completion") or {}
+    content, structural = done.get("content") or {}, done.get("structural") or {}
+    return {"content_verified": content.get("verified", 0), "content_total": content.get("total", 0),
+            "structural_verified": structural.get("verified", 0), "structural_total": structural.get("total", 0),
+            "wall_s": wall, "in_run_s": t["total"] / 1000, "setup_s": t["setup"] / 1000,
             "agent_loop_s": (t["agent_loop"] + t.get("file_tools", 0)) / 1000, "build_s": t["build"] / 1000,
             "validation_s": t["validation"] / 1000}
 
@@ -57,9 +64,11 @@ def main() -> int:
             for brief in BRIEFS:
                 rows.append(run_one(brief, Path(tmp)))
                 print(f"  {rows[-1]['wall_s']:6.1f}s  {brief[:60]}", file=sys.stderr)
-    keys = list(rows[0])
+    counts = [k for k in rows[0] if k.endswith(("_verified", "_total"))]
+    keys = [k for k in rows[0] if k not in counts]
     medians = {k: round(statistics.median(r[k] for r in rows), 2) for k in keys}
-    result = {"runs": len(rows), "cpu_count": os.cpu_count(), "median": medians,
+    intent = {k: int(sum(r[k] for r in rows)) for k in counts}
+    result = {"runs": len(rows), "cpu_count": os.cpu_count(), "median": medians, "completion": intent,
               "max_wall_s": round(max(r["wall_s"] for r in rows), 2), "target_wall_s": 60}
     if args.json:
         print(json.dumps(result, indent=2))
@@ -68,6 +77,8 @@ def main() -> int:
         for k in keys:
             print(f"  {k:14s} {medians[k]:7.2f}")
         print(f"  max wall       {result['max_wall_s']:7.2f}   (target < 60 s per game)")
+        print(f"  content        {intent['content_verified']} of {intent['content_total']} verified "
+              f"(structural {intent['structural_verified']} of {intent['structural_total']})")
     return 0
 
 

@@ -20,8 +20,10 @@ BRIEF = "a cozy bakery tycoon: bake bread and cakes, fill customer orders, don't
 
 
 async def run_design(rt: Any, tmp_path: Path, late_note: str = "", brief: str = BRIEF,
-                     existing: Path | None = None) -> tuple[Any, list[str]]:
-    """``existing``: a project made beforehand to design in (default: a new one at ``tmp_path/game``)."""
+                     existing: Path | None = None, ends: tuple[str, str] = ("stopped", "paused after design"),
+                     ) -> tuple[Any, list[str]]:
+    """``existing``: a project made beforehand to design in (default: a new one at ``tmp_path/game``); ``ends``:
+    the status and the start of the stop reason the run must end with."""
     leader_inputs: list[str] = []
     session: RunSession
 
@@ -40,5 +42,5 @@ async def run_design(rt: Any, tmp_path: Path, late_note: str = "", brief: str = 
                      pause_after="design", scripted_models={"leader": ScriptedChatModel(leader, model=route.model)})
     session = RunSession(rt, req, brief, phases=[DesignPhase()])
     outcome = await session.execute()
-    assert outcome.status == "stopped" and outcome.stop_reason.startswith("paused after design"), outcome.stop_reason
+    assert outcome.status == ends[0] and outcome.stop_reason.startswith(ends[1]), outcome.stop_reason
     return session.design, leader_inputs

@@ -177,12 +177,13 @@ async def _writer_turn(runtime, library: CaseLibrary, project: Path, home: Path)
     model = ScriptedChatModel(_writer_script(str(play), fixed + BROKEN, fixed))
     run = _run(library, runtime.pack, project, "acme", events, trajectory=trajectory, model=model)
     results = ToolResults()
-    checks = RunToolChecks(results)
+    bound: list = []  # the writer's tool context, once the writer exists (the layer is built before it)
+    checks = RunToolChecks(results, lambda: bound[0] if bound else None)
     handle = await build_writer(
         project_id="p-cases", project=project, pack=runtime.pack, policy=policy, model=model,
         runner=ValidationRunner(runtime.pool, runtime.pack, policy), reports_dir=project / ".tier2" / "reports",
         home=home, results=results, layers=RunLayers(learning=[CaseLibraryMiddleware(run, checks)]))
-    checks.ctx = handle.tools
+    bound.append(handle.tools)
     try:
         async for _ in handle.agent.reply_stream(UserMsg("user", "break the game, then make it build")):
             pass

@@ -16,8 +16,12 @@ Predicate kinds (``predicate.kind``):
 * ``min_count`` ``{table, field, n}`` — ``data/<table>`` lists at least ``n`` entries under ``field``;
 * ``gate_passes`` ``{gate}`` — another gate (``l1.economy``, ``l2.genre``...) passed on the same build;
 * ``asset_role`` ``{role, asset}`` — in play, a display object the game reports for ``role`` (player, enemy,
-  pickup, goods, customer, obstacle, backdrop) uses the registered asset ``asset`` (an asset key,
-  `tier2.design.assets.asset_key`).
+  pickup, goods, customer, obstacle, backdrop) uses the registered asset ``asset`` (a `tier2.design.assets.asset_key`).
+
+Optional fields of a requirement: ``kind`` (``structural`` for the genre's own structure, else what the brief asks
+for: one of `REQUIREMENT_KINDS`), ``origin`` (``brief``: from the brief's own words; ``genre``: the genre's
+structure), ``span`` ([start, end) character offsets into the spec's ``brief`` the requirement comes from) and
+``mode`` (``enforce`` | ``observe``: overrides the hot policy's default for it, `tier2.validators.runner`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import jsonschema
 
 from tier2.design.assets import ASSET_KEY
 
-__all__ = ["PREDICATE_KINDS", "SPEC_SCHEMA", "SPEC_VERSION", "spec_sha256", "validate_spec"]
+__all__ = ["PREDICATE_KINDS", "REQUIREMENT_KINDS", "SPEC_SCHEMA", "SPEC_VERSION", "spec_sha256", "validate_spec"]
 
 SPEC_VERSION = 1
 
@@ -49,10 +53,13 @@ _PRED: dict[str, tuple[list[str], dict[str, Any]]] = {
                                             "field": {"type": "string", "minLength": 1, "maxLength": 40},
                                             "n": {"type": "integer", "minimum": 1, "maximum": 1000}}),
     "gate_passes": (["gate"], {"gate": {"type": "string", "pattern": "^l[12]\\.[a-z0-9_.]+$"}}),
-    "asset_role": (["role", "asset"], {"role": {"type": "string", "pattern": "^[a-z_]{2,32}$"},
+    "asset_role": (["role", "asset"], {"role": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,31}$"},
                                        "asset": {"type": "string", "pattern": ASSET_KEY.pattern}}),
 }
 PREDICATE_KINDS = tuple(_PRED)
+#: a requirement's ``kind``: the genre's structure, or what the brief asks for (`tier2.design.reader`)
+REQUIREMENT_KINDS = ("structural", "player", "enemy", "pickup", "goods", "customer", "obstacle", "setting", "mechanic",
+                     "count", "win", "lose", "tone")
 
 
 def _predicate_schema() -> dict[str, Any]:
@@ -101,6 +108,11 @@ SPEC_SCHEMA: dict[str, Any] = {
                     "source": {"type": "string", "minLength": 1, "maxLength": 500},
                     "role": {"type": "string", "pattern": "^[a-z_]{2,32}$"},
                     "predicate": _predicate_schema(),
+                    "kind": {"enum": list(REQUIREMENT_KINDS)},
+                    "origin": {"enum": ["brief", "genre"]},
+                    "span": {"type": "array", "minItems": 2, "maxItems": 2,
+                             "items": {"type": "integer", "minimum": 0}},
+                    "mode": {"enum": ["enforce", "observe"]},
                 },
             },
         },

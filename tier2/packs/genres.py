@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from tier2.errors import PackError
+from tier2.lexis import without_injections
 
 __all__ = ["Genre", "GenreSpec", "ObserveRule", "ProbeBounds", "ProbePolicy", "RequirementTemplate", "load_genres"]
 
@@ -101,6 +102,27 @@ class Genre:
         return dict(json.loads((self.schemas_dir / table.replace(".json", ".schema.json")).read_text()))
 
     @cached_property
+    def reader_cues(self) -> dict[str, dict[str, float]]:
+        """What a brief describes when it asks for this genre (``reader:`` in its ``lexicon.yaml``): ``{"en": {lemma
+        or phrase: weight}, "zh": {word: weight}}``, read by the offline brief reader (`tier2.design.reader`)."""
+        path = self.root / "lexicon.yaml"
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+        reader = (data or {}).get("reader") or {}
+        if not isinstance(reader, dict):
+            raise PackError(f"{path}: reader must be a mapping of en/zh cues")
+        return {lang: {str(k): float(v) for k, v in (reader.get(lang) or {}).items()} for lang in ("en", "zh")}
+
+    @cached_property
+    def reader_mechanics(self) -> dict[str, dict[str, list[str]]]:
+        """Which of a brief's mechanic verbs this genre's play shows (``reader.key_actions`` / ``reader.play_events``
+        in its lexicon.yaml): ``{"key_action": {action: [verbs]}, "play_event": {counter: [verbs]}}``."""
+        path = self.root / "lexicon.yaml"
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+        reader = (data or {}).get("reader") or {}
+        return {"key_action": {str(k): [str(w) for w in v] for k, v in (reader.get("key_actions") or {}).items()},
+                "play_event": {str(k): [str(w) for w in v] for k, v in (reader.get("play_events") or {}).items()}}
+
+    @cached_property
     def schemas(self) -> dict[str, dict[str, Any]]:
         return {t: self.schema(t) for t in self.spec.data_tables}
 
@@ -130,11 +152,12 @@ class Genre:
         return mod
 
     def build_tables(self, brief: str) -> dict[str, Any]:
-        """The offline builder's tables for ``brief`` (every ``data_tables`` entry)."""
+        """The offline builder's tables for ``brief`` (every ``data_tables`` entry); a prompt-injection clause of the
+        brief is blanked first (`tier2.lexis.without_injections`), so none of its words becomes a title or a name."""
         mod = self.module("builder")
         if mod is None or not hasattr(mod, "build_tables"):
             raise PackError(f"genre {self.id} has no builder.build_tables")
-        tables = dict(mod.build_tables(brief))
+        tables = dict(mod.build_tables(without_injections(brief)))  # injected text names nothing in a game
         missing = [t for t in self.spec.data_tables if t not in tables]
         if missing:
             raise PackError(f"genre {self.id}: builder returned no {', '.join(missing)}")

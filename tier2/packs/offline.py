@@ -1,7 +1,9 @@
 """Genre-agnostic helpers for a pack's offline table builders (``genres/<id>/builder.py``).
 
 Reading a brief's words, a seeded RNG (same brief → same choices), titles, subtitles, palettes and a difficulty.
-No genre knowledge here: each genre's builder owns its tables.
+No genre knowledge here: each genre's builder owns its tables. Titles and names use only words tier2 understands
+(`tier2.lexis`: its word lists, or a Chinese noun of jieba's dictionary for a Chinese brief); a word it does not
+know ("juego") or a prompt-injection clause ("ignore all previous instructions") never becomes a title.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import hashlib
 import random
 import re
 import unicodedata
+
+from tier2 import lexis
 
 __all__ = ["MIN_TEXT_CONTRAST", "ascii_fold", "brief_tokens", "brief_words", "content_nouns", "contrast",
            "difficulty", "hash_hue", "hsl", "lives_from", "normalise_brief", "palette_for", "seeded", "singular",
@@ -70,20 +74,29 @@ def seeded(brief: str, salt: str = "") -> random.Random:
 
 
 def content_nouns(brief: str, skip: frozenset[str] = frozenset(), limit: int = 4) -> list[str]:
-    """Content words of the brief: singular, ascii, 4-12 letters, not stop words or ``skip``."""
+    """Content words of the brief that tier2 understands: English — singular, ascii, 4-12 letters, not stop words
+    or ``skip``, and a noun of `tier2.lexis`'s word lists; a Chinese brief — its understood Chinese nouns. Words of
+    a prompt-injection clause are never among them."""
+    clean = lexis.without_injections(unicodedata.normalize("NFKC", str(brief)[:4000]))
+    if lexis.detect_language(clean)[0] == "zh":
+        return [n for n in lexis.names_of(clean) if n not in skip][:limit]
     out: list[str] = []
-    for tok in brief_tokens(normalise_brief(brief)):
+    for tok in brief_tokens(normalise_brief(clean)):
         word = singular(tok)
         if 4 <= len(word) <= 12 and re.search(r"[aeiouy]", word) and not {tok, word} & (_STOP | skip) \
-                and word not in out:
+                and word not in out and lexis.category(lexis.lemma(tok)):
             out.append(word)
     return out[:limit]
 
 
 def title_from(brief: str, suffixes: list[str], rng: random.Random, skip: frozenset[str] = frozenset(),
                fallback: str = "Tiny") -> str:
-    """"<Brief noun> <suffix>" (≤ 32 chars), e.g. "Asteroid Blitz" — different briefs, different titles."""
+    """"<Brief noun> <suffix>" (≤ 32 chars), e.g. "Asteroid Blitz" — different briefs, different titles. A Chinese
+    brief gets a Chinese title from its own nouns ("纸飞机物语")."""
     nouns = content_nouns(brief, skip)
+    if nouns and not nouns[0].isascii():
+        head = rng.choice(nouns)
+        return f"{head}{rng.choice(lexis.zh_words()['title_suffixes'])}"[:32]
     head = (rng.choice(nouns) if nouns else fallback).title()
     return f"{head} {rng.choice(suffixes)}"[:32]
 

@@ -93,6 +93,20 @@ class Pack:
         vocab = {g: list(self.genres[g].spec.brief_words) for g in order}
         return vocab | {g: list(w) for g, w in self.manifest.unsupported_genres.items() if g not in vocab}
 
+    def genre_cues(self) -> dict[str, dict[str, dict[str, float]]]:
+        """genre id -> ``{"en": {cue: weight}, "zh": {cue: weight}}`` for `tier2.design.reader.read_brief`: each
+        genre's ``reader:`` cues (its lexicon.yaml) and its brief words, then the genres the pack knows it cannot
+        build (their words, so such a brief is read as that genre and refused, never built as another)."""
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for gid, genre in self.genres.items():
+            cues = genre.reader_cues
+            en = {w: 3.0 for w in genre.spec.brief_words} | cues["en"]
+            out[gid] = {"en": en, "zh": dict(cues["zh"])}
+        for gid, words in self.manifest.unsupported_genres.items():
+            if gid not in out:
+                out[gid] = {"en": {w: 4.0 for w in words}, "zh": {}}
+        return out
+
     @property
     def behaviours(self) -> list[str]:
         return sorted({b for g in self.genres.values() for b in g.spec.behaviours})

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tier2.design import classify_brief
+from tier2.design.reader import read_brief
 from tier2.errors import PayloadTooLarge
 from tier2.packs import Pack
 from tier2.runs.process.runtime import Runtime
@@ -120,7 +120,8 @@ async def import_archive(rt: Runtime, tenant: str, chunks: AsyncIterator[bytes],
 
 
 def genre_for_brief(pack: Pack, brief: str) -> str | None:
-    """The pack genre a new project starts from: the one the brief's words name (the design phase may switch it
-    while the project is untouched), else None (the pack's default)."""
-    named = classify_brief(brief, pack.genre_vocab()).genre
+    """The pack genre a new project starts from: the one the brief reader finds in what the brief describes (the
+    design phase may switch it while the project is untouched), else None (the pack's default template, which a
+    design that cannot tell the genre never gets to build on: the run ends at the design)."""
+    named = read_brief(brief, pack.genre_cues(), pack.genres).genre
     return named if named in pack.genres else None

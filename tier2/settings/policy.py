@@ -16,9 +16,9 @@ from tier2.settings.context import ContextPolicy
 from tier2.settings.sandbox import SandboxPolicy
 from tier2.settings.tenants import DEADLINE_S_CEILING, TOKENS_CEILING, USD_CEILING
 
-__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DurabilityPolicy", "EngineDocsPolicy", "LearningPolicy",
-           "LegibilityPolicy", "ModelRoute", "Policy", "Price", "StuckPolicy", "TimeoutPolicy", "ToolsPolicy",
-           "WriterPolicy"]
+__all__ = ["BreakerPolicy", "BudgetOverride", "BudgetPolicy", "DesignPolicy", "DurabilityPolicy", "EngineDocsPolicy",
+           "LearningPolicy", "LegibilityPolicy", "ModelRoute", "Policy", "Price", "StuckPolicy", "TimeoutPolicy",
+           "ToolsPolicy", "WriterPolicy"]
 
 
 class ModelRoute(BaseModel):
@@ -171,6 +171,17 @@ class EngineDocsPolicy(BaseModel):
     hint_chars: int = Field(default=2500, ge=200, le=10_000)  # bound of the appended text
 
 
+class DesignPolicy(BaseModel):
+    """The design spec's requirements (config/policy/design.yaml; docs/design-phase.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    #: the mode of a requirement that comes from the brief's own words (``origin: brief`` — the player character,
+    #: enemies, the setting, counts...): ``observe`` reports it in the completion map and never blocks delivery;
+    #: ``enforce`` blocks like any enforced gate. A requirement's own ``mode`` in the spec, or a ``gates:`` entry for
+    #: its gate id, wins. Structural requirements keep ``gates:`` (family ``l2.req``) and the L2 defaults.
+    content_mode: Literal["observe", "enforce"] = "observe"
+
+
 class BudgetOverride(BaseModel):
     """A run's own limits (``tier2 generate --budget-usd``, ``"budget"`` on POST /v1/runs); unset = policy.
 
@@ -218,6 +229,7 @@ class Policy(BaseModel):
     context: ContextPolicy = ContextPolicy()  # context budgets per agent (config/policy/context.yaml)
     companions: CompanionsPolicy = CompanionsPolicy()  # explorer + reviewer (config/policy/companions.yaml)
     engine_docs: EngineDocsPolicy = EngineDocsPolicy()
+    design: DesignPolicy = DesignPolicy()  # requirement modes of the design spec (config/policy/design.yaml)
     source_hash: str = ""
 
     @model_validator(mode="after")

@@ -51,15 +51,21 @@ L2_DEFAULTS: dict[str, str] = {"l2.genre": "enforce"}
 
 
 def apply_policy(result: ValidationResult, policy: Policy) -> ValidationResult:
-    """Set the gate's mode: L1 enforce (always), L3 observe (always), L2 from policy: the gate's id, then its
-    family (``l2.req`` for ``l2.req.R3``), then `L2_DEFAULTS`, then observe."""
+    """Set the gate's mode: L1 enforce (always), L3 observe (always), L2 from policy: the gate's id, then — for a
+    requirement gate — the requirement's own ``mode`` in the spec, then for a requirement from the brief's words
+    (``origin: brief``) the policy's ``design.content_mode``, then the gate's family (``l2.req`` for
+    ``l2.req.R3``), then `L2_DEFAULTS`, then observe."""
     if result.layer == "L1":
         mode = "enforce"
     elif result.layer == "L3":
         mode = "observe"
     else:
         family = result.id.rsplit(".", 1)[0]
-        mode = policy.gates.get(result.id) or policy.gates.get(family) or L2_DEFAULTS.get(result.id, "observe")
+        own = result.evidence.get("mode") if family == "l2.req" else None
+        content = policy.design.content_mode if family == "l2.req" and result.evidence.get("origin") == "brief" \
+            else None
+        mode = (policy.gates.get(result.id) or (own if own in ("observe", "enforce") else None) or content
+                or policy.gates.get(family) or L2_DEFAULTS.get(result.id, "observe"))
     return result.model_copy(update={"mode": mode})
 
 

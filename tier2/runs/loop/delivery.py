@@ -87,7 +87,8 @@ def write_delivery(
 def design_record(design: DesignOutcome, report: ValidationReport | None, reason: str,
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The design phase's part of the delivery — the completion map (every requirement → the gates that verified it,
-    or why not) and the final plan — and the run record's ``plan``/``completion`` fields. Requirement nodes are
+    or why not; ``structural`` and ``content`` ``{verified, total}`` and the ``content_summary`` line counted
+    apart) and the final plan — and the run record's ``plan``/``completion`` fields. Requirement nodes are
     verified only by gates that passed, never by a ticked task. ``design``: the run's
     `tier2.runs.loop.context.DesignOutcome`; ``reason``: why the run ended (the reason of a run never
     validated)."""
@@ -103,7 +104,8 @@ def design_record(design: DesignOutcome, report: ValidationReport | None, reason
         plan.set("phase.validate", "verified" if report.passed else "failed",
                  failed=[g.id for g in report.failures] or None)
     fields = {"plan": plan.summary(), "completion": {k: completion[k] for k in (
-        "verified", "total", "summary", "genre", "buildable", "unsupported")}}
+        "verified", "total", "summary", "genre", "buildable", "unsupported", "structural", "content",
+        "content_summary") if k in completion}}
     extra = {"design": {"spec": "design/spec.json", "gdd": "docs/design/GDD.md", "genre": design.spec.get("genre"),
                         "scope": design.spec.get("scope"), "goal_version": plan.goal_version,
                         "reused": design.reused, "rerun": design.rerun, "edited_by_person": design.edited},

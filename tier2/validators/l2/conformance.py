@@ -2,7 +2,8 @@
 
 Contract mode reads the game's hook snapshots (state before/after each probed input, the latch-split plays);
 where a predicate needs something the play did not exercise, the gate fails saying what was not observed — it
-never passes on a guess. `completion_map` turns the gates into the delivery's "N of M requirements verified".
+never passes on a guess. `completion_map` turns the gates into the delivery's "N of M requirements verified", the
+structural (genre) and content (the brief's own words) requirements counted apart.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.l2.genre import genre_gate
 from tier2.validators.trace import PlayTrace
 
-__all__ = ["completion_map", "conformance_gates", "requirement_gate_id"]
+__all__ = ["completion_map", "conformance_gates", "is_content", "requirement_gate_id"]
 
 
 
@@ -179,13 +180,38 @@ def conformance_gates(spec: dict[str, Any], brief: str, trace: PlayTrace | None,
         out.append(ValidationResult(
             id=requirement_gate_id(req["id"]), layer="L2", passed=ok, summary=f"{req['text']}: {summary}",
             findings=[] if ok else [Finding(message=f"{req['id']} ({req['source']}): {summary}")],
-            evidence={"requirement": req["id"], "predicate": req["predicate"], **evidence}))
+            evidence={"requirement": req["id"], "predicate": req["predicate"], **evidence,
+                      **{k: req[k] for k in ("kind", "origin", "mode") if k in req}}))
     return out
+
+
+def is_content(req: dict[str, Any]) -> bool:
+    """A requirement from the brief's own words (``origin: brief``, or a content ``kind``) — not the genre's
+    structure. A requirement with neither field (older specs, a model's) counts as structural."""
+    return req.get("origin") == "brief" or req.get("kind") not in (None, "structural")
+
+
+def _share(rows: list[dict[str, Any]]) -> dict[str, int]:
+    return {"verified": sum(1 for r in rows if r["status"] == "verified"), "total": len(rows)}
+
+
+def _content_summary(rows: list[dict[str, Any]]) -> str:
+    """"content: 5 of 7 verified (unverified: 'city backdrop' — <why>; ...)"; "" when the spec has no content."""
+    if not rows:
+        return ""
+    n = sum(1 for r in rows if r["status"] == "verified")
+    missing = [r for r in rows if r["status"] != "verified"]
+    why = "; ".join(f"'{r['text']}' — {r['reason'].removeprefix(r['text'] + ': ')[:140]}" for r in missing[:3])
+    more = f"; {len(missing) - 3} more" if len(missing) > 3 else ""
+    return f"content: {n} of {len(rows)} verified" + (f" (unverified: {why}{more})" if missing else "")
 
 
 def completion_map(spec: dict[str, Any], gates: list[ValidationResult] | None, why_unverified: str = "",
                    ) -> dict[str, Any]:
-    """Every requirement → the gate(s) that verified it, or ``unverified`` with the reason."""
+    """Every requirement → the gate(s) that verified it, or ``unverified`` with the reason; the structural
+    requirements (the genre's) and the content ones (from the brief's words) counted apart — ``structural`` and
+    ``content`` ``{verified, total}`` — and the content line of the summary ("content: 5 of 7 verified
+    (unverified: 'city backdrop' — why)")."""
     by_id = {g.id: g for g in gates or []}
     rows = []
     for req in spec.get("requirements", []):
@@ -194,12 +220,20 @@ def completion_map(spec: dict[str, Any], gates: list[ValidationResult] | None, w
         verifying = [gid] if g is not None and g.passed else []
         if g is not None and g.passed and req["predicate"].get("kind") == "gate_passes":
             verifying.append(req["predicate"]["gate"])
+        reason = "" if verifying else (g.summary if g is not None else why_unverified or "no gate ran on a build")
         rows.append({"id": req["id"], "text": req["text"], "source": req["source"], "role": req.get("role"),
+                     "kind": req.get("kind") or "structural", "origin": req.get("origin") or "genre",
+                     **({"span": req["span"]} if "span" in req else {}),
+                     **({"mode": g.mode} if g is not None else {}),
                      "status": "verified" if verifying else "unverified", "gates": verifying,
-                     "reason": "" if verifying else (g.summary if g is not None else
-                                                     why_unverified or "no gate ran on a build")})
+                     "reason": reason})
     n = sum(1 for r in rows if r["status"] == "verified")
+    content = [r for r, req in zip(rows, spec.get("requirements", []), strict=True) if is_content(req)]
+    structural = [r for r, req in zip(rows, spec.get("requirements", []), strict=True) if not is_content(req)]
+    line = _content_summary(content)
     scope = spec.get("scope", {})
-    return {"verified": n, "total": len(rows), "summary": f"{n} of {len(rows)} requirements verified",
+    return {"verified": n, "total": len(rows), "summary": f"{n} of {len(rows)} requirements verified" + (
+        f" — {line}" if line else ""), "content_summary": line,
+            "structural": _share(structural), "content": _share(content),
             "genre": spec.get("genre"), "buildable": scope.get("buildable"),
             "unsupported": scope.get("unsupported", []), "requirements": rows}

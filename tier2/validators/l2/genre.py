@@ -1,6 +1,7 @@
 """``l2.genre``: the brief's words, the spec's genre and what the game observably does must agree.
 
-Three witnesses, all deterministic: `tier2.design.classify_brief` on the brief (the pack's vocabulary), the spec's
+Three witnesses, all deterministic: the offline brief reader on the brief (`tier2.design.reader.read_brief`: the
+genre the brief describes, by the pack's reader cues — the same reading the offline leader designs from), the spec's
 declared genre, and the play: each pack genre names what its play must show (``observe`` in its genre.yaml, e.g.
 pressing fire adds projectiles); the genre whose witnesses the probed inputs showed is the observed one. A model
 may add a soft note elsewhere (L3); it never decides this gate.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tier2.design import classify_brief
+from tier2.design.reader import read_brief
 from tier2.packs import Genre, Pack
 from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.trace import PlayTrace
@@ -59,13 +60,16 @@ def observed_genre(trace: PlayTrace, pack: Pack, declared: str = "") -> tuple[st
 
 def genre_gate(spec: dict[str, Any], brief: str, trace: PlayTrace | None, pack: Pack) -> ValidationResult:
     declared = str(spec.get("genre") or "")
-    guess = classify_brief(brief, pack.genre_vocab())
+    reading = read_brief(brief, pack.genre_cues(), pack.genres)
+    asked = reading.genre or reading.described  # None: the reader cannot tell (or read) — no objection from it
+    words = reading.cues.get(asked or "", [])
     observed, seen = observed_genre(trace, pack, declared) if trace is not None else (None, [])
-    evidence = {"brief_genre": guess.genre, "brief_words": guess.words.get(guess.genre or "", []),
+    evidence = {"brief_genre": asked, "brief_words": words,
                 "spec_genre": declared, "observed_genre": observed, "observed": seen}
     problems: list[str] = []
-    if guess.genre is not None and guess.genre != declared:
-        problems.append(f"the brief asks for a {guess.explain()}, the design declares a {declared}")
+    if asked is not None and asked != declared:
+        problems.append(f"the brief asks for a {asked} (brief words: {', '.join(words)}), the design declares a "
+                        f"{declared}")
     if declared not in pack.genres:
         problems.append(f"pack {pack.ref} has no {declared or '(none)'} template (it builds: {', '.join(pack.genres)})")
     if trace is None:
