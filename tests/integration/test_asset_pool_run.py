@@ -1,10 +1,10 @@
-"""An offline run of the paper-airplane brief with a spec that names its entities (hand-written `asset_role`
-requirements, as the offline leader will emit them): the offline writer requests the assets before it builds, the
-game draws a paper-airplane player and origami-bird enemies from the pool, and the completion map verifies them."""
+"""An offline `generate` of the paper-airplane brief: the offline leader's spec names the player, the enemies and
+the setting (`asset_role`), the offline writer requests those assets before it builds, the game draws a
+paper-airplane player, origami-bird enemies and a city backdrop from the pool, and the completion map verifies
+every content requirement."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -19,24 +19,16 @@ BRIEF = "a vertical shmup where a paper airplane shoots down angry origami birds
 
 async def test_the_offline_writer_gets_the_spec_entities_from_the_pool(runtime, tmp_path: Path) -> None:
     game = tmp_path / "game"
-    paused = await execute_run(runtime, RunRequest(brief=BRIEF, out_dir=game, pause_after="design"))
-    assert paused.status == "stopped", paused.stop_reason
-    spec = json.loads((game / "design/spec.json").read_text())
-    assert spec["genre"] == "shooter"
-    n = len(spec["requirements"])
-    spec["requirements"] += [
-        {"id": f"R{n + 1}", "text": "the player is a paper airplane", "source": BRIEF, "role": "content",
-         "predicate": {"kind": "asset_role", "role": "player", "asset": "player.paper_airplane"}},
-        {"id": f"R{n + 2}", "text": "the enemies are angry origami birds", "source": BRIEF, "role": "content",
-         "predicate": {"kind": "asset_role", "role": "enemy", "asset": "enemy.angry_origami_birds"}},
-    ]
-    (game / "design/spec.json").write_text(json.dumps(spec, indent=2))
-    out = await execute_run(runtime, RunRequest(brief=BRIEF, existing_project=game))
+    out = await execute_run(runtime, RunRequest(brief=BRIEF, out_dir=game))
     assert out.status == "delivered", out.stop_reason
+    rows = out.delivery["completion"]["requirements"]
+    wanted = {r["id"]: r for r in rows if r.get("kind") in ("player", "enemy", "setting")}
+    assert {r["kind"] for r in wanted.values()} == {"player", "enemy", "setting"}
     pool = read_manifest(game)
-    assert not pool.problems and {e.id: e.requirements for e in pool.entries} == {
-        "player.paper_airplane": (f"R{n + 1}",), "enemy.angry_origami_birds": (f"R{n + 2}",)}
-    rows = {r["id"]: r for r in out.delivery["completion"]["requirements"]}
-    for rid in (f"R{n + 1}", f"R{n + 2}"):
-        assert rows[rid]["status"] == "verified", rows[rid]["reason"]
+    assert not pool.problems
+    assert {e.id for e in pool.entries} == {"player.paper_airplane", "enemy.angry_origami_birds", "backdrop.city"}
+    assert {rid for e in pool.entries for rid in e.requirements} == set(wanted)
+    for rid, row in wanted.items():
+        assert row["status"] == "verified", (rid, row["reason"])
+    assert out.delivery["completion"]["content"]["verified"] == out.delivery["completion"]["content"]["total"]
     assert (game / "dist/assets/player.paper_airplane.png").is_file()

@@ -21,12 +21,17 @@ def _chat(body: dict) -> Reply:
 
 
 async def test_offline_request_registers_a_procedural_asset(tmp_path: Path) -> None:
+    (tmp_path / "design").mkdir()
+    (tmp_path / "design/spec.json").write_text(json.dumps({"requirements": [
+        {"id": "R9", "predicate": {"kind": "asset_role", "role": "enemy", "asset": "enemy.angry_origami_birds"}},
+        {"id": "R2", "predicate": {"kind": "asset_role", "role": "player", "asset": "player.paper_airplane"}},
+        "not a requirement"]}))
     tool = RequestAssetTool(tmp_path)
     out = await tool.call(role="enemy", description="angry origami birds", requirements=["R6"])
     assert out.state.value == "success" and "enemy.angry_origami_birds" in out.content[0].text
     entry = read_manifest(tmp_path).entries[0]
     assert (entry.id, entry.source, entry.licence, entry.requirements) == (
-        "enemy.angry_origami_birds", "procedural", "CC0-1.0", ("R6",))
+        "enemy.angry_origami_birds", "procedural", "CC0-1.0", ("R6", "R9"))  # the spec's requirement recorded
     assert (tmp_path / entry.file).read_bytes() == generate("enemy", "angry origami birds")
 
 

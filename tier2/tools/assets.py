@@ -10,6 +10,7 @@ asset under its id, and the templates draw the entity of that role with it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,13 @@ from tier2.design.asset_pool import (
     ASSET_ROLES,
     MAX_ASSET_BYTES,
     MAX_DESCRIPTION,
+    MAX_REQUIREMENTS,
     AssetRefused,
     check_request,
+    name_of,
     register_asset,
 )
+from tier2.design.assets import asset_key
 from tier2.hostio import ProjectDir
 from tier2.models.images import ImageRoute, ImageRouteError, generate_image
 from tier2.tools.project_io import run_tool_io
@@ -33,6 +37,25 @@ from tier2.tools.project_io import run_tool_io
 __all__ = ["RequestAssetTool", "make_asset_tools"]
 
 _LICENCE = "CC0-1.0"
+_SPEC = "design/spec.json"
+_MAX_SPEC_BYTES = 1_000_000
+
+
+def spec_requirements(pdir: ProjectDir, asset_id: str) -> list[str]:
+    """The ids of the design spec's ``asset_role`` requirements that name ``asset_id`` (the spec read through
+    `ProjectDir`, size-capped, any shape tolerated: nothing found is no requirement)."""
+    try:
+        spec = json.loads(pdir.read_text(_SPEC, max_bytes=_MAX_SPEC_BYTES))
+    except (OSError, ValueError):
+        return []
+    reqs = spec.get("requirements") if isinstance(spec, dict) else None
+    out: list[str] = []
+    for r in reqs if isinstance(reqs, list) else []:
+        pred = r.get("predicate") if isinstance(r, dict) else None
+        if isinstance(pred, dict) and pred.get("kind") == "asset_role" and pred.get("asset") == asset_id \
+                and isinstance(r.get("id"), str) and r["id"] not in out:
+            out.append(r["id"])
+    return out
 
 
 def _chunk(text: str, ok: bool = True, **meta: Any) -> ToolChunk:
@@ -43,11 +66,9 @@ def _chunk(text: str, ok: bool = True, **meta: Any) -> ToolChunk:
 class RequestAssetTool(ToolBase):
     name = "RequestAsset"
     description = (
-        "Make an asset for an entity of the game and register it in assets/manifest.json: role (player, enemy, "
-        "pickup, goods, customer, obstacle, backdrop, sound), description (what it shows: 'a paper airplane'), "
-        "optionally the spec requirement ids it serves. Returns its asset key (e.g. player.paper_airplane): the "
-        "template's preload loads every registered asset under its key and draws that role with it. Build again "
-        "after requesting assets."
+        "Make and register (assets/manifest.json) the asset of a game entity: role, description ('a paper "
+        "airplane'), optional requirement ids (the spec's asset_role ones are added). Answers its key "
+        "(player.paper_airplane); the template loads it and draws that role with it after the next Build."
     )
     input_schema: dict[str, Any] = {
         "type": "object",
@@ -88,14 +109,15 @@ class RequestAssetTool(ToolBase):
                 note = f" (the images route failed: {exc}; the offline generator made it)"
         if data is None:
             data = await run_tool_io(generate, role_s, desc)
+        named = await run_tool_io(spec_requirements, self.pdir, asset_key(role_s, name_of(desc)))
+        reqs = [*reqs, *(r for r in named if r not in reqs)][:MAX_REQUIREMENTS]  # the spec's, recorded too
         try:
             entry, dropped = await run_tool_io(register_asset, self.pdir, role_s, desc, reqs, data, source,
                                                _LICENCE)
         except (AssetRefused, OSError) as exc:
             return _chunk(f"Refused: {exc}", ok=False)
-        text = (f"Registered {entry.id}: {entry.file} ({len(data)} bytes, {entry.source}, {entry.licence}){note}. "
-                f"The preload loads it under the key '{entry.id}'; the template draws the {entry.role} with it. "
-                "Build again to include it.")
+        text = (f"Registered {entry.id}: {entry.file} ({len(data)} bytes, {entry.source}, {entry.licence}){note}; "
+                "loaded under that key after the next Build.")
         if dropped:
             text += " Dropped from the manifest (they no longer verified): " + "; ".join(dropped[:5])
         return _chunk(text, id=entry.id, file=entry.file, source=entry.source)

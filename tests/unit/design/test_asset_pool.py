@@ -237,7 +237,7 @@ def test_the_offline_writer_requests_the_assets_the_spec_names() -> None:
                      {"role": "player", "description": "纸飞机", "requirements": ["R7"]}]  # R8: no name gives its key
 
 
-def test_the_offline_writer_counts_then_greps_the_spec_then_requests() -> None:
+def test_the_offline_writer_greps_the_spec_keys_then_requests() -> None:
     from tier2.models.offline.history import Conversation, ToolStep
     from tier2.models.offline.policy import _assets_first
 
@@ -249,20 +249,24 @@ def test_the_offline_writer_counts_then_greps_the_spec_then_requests() -> None:
                             last_user="The design is in design/spec.json", chars=0)
 
     first = _assets_first(conv(), params)
-    assert first is not None and first.calls[0][0] == "Grep" and first.calls[0][1]["output_mode"] == "count"
+    assert first is not None and first.calls[0][0] == "Grep" and '"asset"' in first.calls[0][1]["pattern"]
     assert _assets_first(conv(), {"tools": ["Grep"]}) is None  # no RequestAsset tool: nothing asked
     none = ToolStep("1", "Grep", {"path": spec}, "No matches found for pattern: x", "success")
     assert _assets_first(conv(none), params) is None  # a spec without asset_role: on to the writes
-    count = ToolStep("1", "Grep", {"path": spec}, "2", "success")
-    second = _assets_first(conv(count), params)
-    assert second is not None and second.calls[0][1]["output_mode"] == "content"
-    lines = ToolStep("2", "Grep", {"path": spec}, f'{spec}:3:  "id": "R5",\n{spec}:4:  "text": "a paper plane",\n'
-                     f'{spec}:9:  "asset": "player.paper_plane"', "success")
-    third = _assets_first(conv(count, lines), params)
-    assert third is not None and third.calls == [
-        ("RequestAsset", {"role": "player", "description": "paper plane", "requirements": ["R5"]})]
-    done = ToolStep("3", "RequestAsset", third.calls[0][1], "Registered", "success")
-    assert _assets_first(conv(count, lines, done), params) is None  # once
+    keys = ToolStep("1", "Grep", {"path": spec}, f'{spec}:9:  "asset": "player.paper_plane"', "success")
+    asked = _assets_first(conv(keys), params)
+    assert asked is not None and asked.calls == [("RequestAsset", {"role": "player", "description": "paper plane"})]
+    done = ToolStep("3", "RequestAsset", asked.calls[0][1], "Registered", "success")
+    assert _assets_first(conv(keys, done), params) is None  # once
+    key = asset_key("player", "纸飞机")
+    digest = ToolStep("1", "Grep", {"path": spec}, f'{spec}:9:  "asset": "{key}"', "success")
+    texts = _assets_first(conv(digest), params)  # a digest key: only the requirement's text names it
+    assert texts is not None and '"(?:id|text|asset)"' in texts.calls[0][1]["pattern"]
+    with_text = ToolStep("2", "Grep", {"path": spec}, f'{spec}:3:  "id": "R5",\n{spec}:4:  "text": "纸飞机",\n'
+                         f'{spec}:9:  "asset": "{key}"', "success")
+    last = _assets_first(conv(digest, with_text), params)
+    assert last is not None and last.calls == [
+        ("RequestAsset", {"role": "player", "description": "纸飞机", "requirements": ["R5"]})]
 
 
 def test_the_build_never_publishes_through_a_planted_link(tmp_path: Path) -> None:

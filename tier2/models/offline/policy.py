@@ -5,8 +5,8 @@ It plays the writer role with real tool calls, in this order:
 1. ``Glob`` the project's ``src/**/*.js`` and ``data/*.json``;
 2. ``Read`` every file it will rewrite (``Write`` refuses to overwrite unread files);
 3. with the ``RequestAsset`` tool and a design (the run request names ``design/spec.json``): ``Grep`` the spec
-   for ``asset_role`` predicates (a count), and when it has some for its requirement ids, texts and asset keys;
-   request one asset per key (the player, the enemies... the spec names), under that very key (`asset_requests`);
+   for its ``asset_role`` keys and request one asset per key (the player, the enemies... the spec names), under
+   that very key (`asset_requests`; the tool records the requirements that name it);
 4. ``Write`` the six data tables derived from the brief (`theme.derive_game`) and the ``src/`` files it read
    (the pack template's code with a header naming the game); if only part of that batch ran (a crash cut it),
    it writes the rest before building;
@@ -164,8 +164,9 @@ _SPEC = "design/spec.json"
 
 #: what the policy greps the spec for: each requirement's id and text, and an asset_role predicate's asset key (a few
 #: lines, not the whole spec in the conversation)
-_SPEC_COUNT = r'"kind"\s*:\s*"asset_role"'
+_SPEC_KEYS = r'"asset"\s*:\s*"'
 _SPEC_GREP = r'"(?:id|text|asset)"\s*:\s*"'
+_DIGEST_KEY = re.compile(r'"asset"\s*:\s*"[a-z][a-z0-9_]*\.u[0-9a-f]{8}"')
 _SPEC_FIELD = re.compile(r'"(id|text|asset)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -194,29 +195,28 @@ def asset_requests(spec_lines: str) -> list[dict[str, Any]]:
             desc = _description_for(role, value, text)
             if desc is None:
                 continue
-            call = out.setdefault(value, {"role": role, "description": desc, "requirements": []})
-            if re.fullmatch(r"R[0-9]{1,3}", req_id) and req_id not in call["requirements"]:
+            call = out.setdefault(value, {"role": role, "description": desc})
+            if re.fullmatch(r"R[0-9]{1,3}", req_id) and req_id not in call.setdefault("requirements", []):
                 call["requirements"].append(req_id)
     return list(out.values())[:24]
 
 
 def _assets_first(conv: Conversation, params: dict[str, Any]) -> Action | None:
-    """Before the first write pass: count the design spec's asset_role predicates (a one-line answer); when it has
-    some, grep its ids, texts and asset keys, then request those assets (once)."""
+    """Before the first write pass: grep the design spec's asset keys (a line per ``asset_role`` predicate; their
+    texts too only when a key is a digest, which only a text gives back), then request those assets (once). The
+    tool itself records which requirements name each key: the conversation stays small."""
     if "RequestAsset" not in params.get("tools", ()) or _SPEC not in conv.last_user:
         return None
     path = _abs(conv, _SPEC)
     greps = [s for s in conv.steps if s.name == "Grep" and s.args.get("path") == path]
     if not greps:
-        return Action("tools", [("Grep", {"pattern": _SPEC_COUNT, "path": path, "output_mode": "count"})])
-    if len(greps) == 1:
-        count = greps[0].result or ""
-        if not greps[0].ok or not count or count.startswith("No matches"):
-            return None
-        return Action("tools", [("Grep", {"pattern": _SPEC_GREP, "path": path, "output_mode": "content"})])
-    if conv.last("RequestAsset") is not None or not greps[1].ok or not greps[1].result:
+        return Action("tools", [("Grep", {"pattern": _SPEC_KEYS, "path": path, "output_mode": "content"})])
+    first = greps[0].result or ""
+    if not greps[0].ok or not first or first.startswith("No matches") or conv.last("RequestAsset") is not None:
         return None
-    calls = asset_requests(greps[1].result)
+    if len(greps) == 1 and _DIGEST_KEY.search(first):
+        return Action("tools", [("Grep", {"pattern": _SPEC_GREP, "path": path, "output_mode": "content"})])
+    calls = asset_requests(greps[-1].result or "")
     return Action("tools", [("RequestAsset", c) for c in calls]) if calls else None
 
 
