@@ -171,10 +171,12 @@ _SPEC_FIELD = re.compile(r'"(id|text|asset)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def _description_for(role: str, asset: str, text: str) -> str | None:
-    """A description whose asset key is ``asset``: the key's own words, else the requirement's text."""
+    """A description whose asset key is ``asset``: the key's own words, else the requirement's text or the part of
+    it that names the entity (``goods: 面包`` → ``面包``; ``面包店 backdrop`` → ``面包店``: a digest key is only
+    given back by the very name it was made from)."""
     slug = asset.split(".", 1)[1] if "." in asset else ""
     cands = [] if re.fullmatch(r"u[0-9a-f]{8}", slug) else [slug.replace("_", " ")]  # (a digest is no name)
-    cands.append(text)
+    cands += [text, *(p.strip() for p in re.split(r"[:：]", text)[1:]), *text.split()]
     return next((c for c in cands if c.strip() and asset_key(role, name_of(c)) == asset), None)
 
 
