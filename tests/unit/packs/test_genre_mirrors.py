@@ -1,8 +1,8 @@
 """The genre mirrors the builders play their tables on (`tier2.validators.builder_gates`) are the games' rules:
-the shop's and the clicker's ``sim.Play`` give the very snapshots the real ``template/src/state.js`` gives (run in
-node by each genre's ``tests/drive.mjs``), action by action, on generated briefs' tables, through the genre
-probe's win and lose plays and a seeded random play. (The puzzle's mirror wraps ``rules.Game``, compared with node
-in test_genre_puzzle_port.py.)"""
+the shop's, the clicker's and the platformer's ``sim.Play`` give the very snapshots the real
+``template/src/state.js`` gives (run in node by each genre's ``tests/drive.mjs`` / ``tests/harness.mjs``), action
+by action, on generated briefs' tables, through the genre probe's win and lose plays and a seeded random play.
+(The puzzle's mirror wraps ``rules.Game``, compared with node in test_genre_puzzle_port.py.)"""
 
 from __future__ import annotations
 
@@ -100,3 +100,43 @@ def test_the_mirror_plays_as_the_real_rules(genre: str) -> None:
     finally:
         node.close()
     assert played > BRIEFS * 50
+
+
+def test_the_platformer_mirror_plays_as_the_real_rules(tmp_path: Path) -> None:
+    """``sim.Play`` against ``tests/harness.mjs`` (one node process per table set; its snapshots carry no scene)."""
+    g = PACK.genres["platformer"]
+    win, lose = g.probe_fns()  # imports the genre's package
+    play_cls = importlib.import_module(f"{g.package}.sim").Play
+    node = shutil.which("node")
+    assert node is not None, "node is not on PATH"
+    frames, played = g.spec.probe.action_frames, 0
+    for i, brief in enumerate(generated_briefs(g, 6, seed=5)):
+        tables = g.build_tables(brief)
+        data = tmp_path / f"{i}.json"
+        data.write_text(json.dumps(tables))
+        rng = random.Random(i)
+        plays: list[Any] = [
+            lambda s, a, t, f: decide(win, s, a, t, f), lambda s, a, t, f: decide(lose, s, a, t, f),
+            lambda s, a, t, f, rng=rng: (rng.choice(["left", "right", "jump", "wait"]), rng.choice((1, 4, 12, 30)))]
+        for choose in plays:
+            mirror = play_cls(tables)
+            with subprocess.Popen([node, str(g.root / "tests" / "harness.mjs"), str(data)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True) as proc:
+                assert proc.stdin is not None and proc.stdout is not None
+                snap = mirror.start()
+                assert {k: v for k, v in snap.items() if k != "scene"} == json.loads(proc.stdout.readline())
+                n = 0
+                while snap["outcome"] == "running" and n < 300:
+                    step = choose(snap, mirror.actions(), tables, frames)
+                    if isinstance(step, str):
+                        break
+                    n += 1
+                    snap = mirror.act(*step)
+                    proc.stdin.write(json.dumps({"action": step[0], "frames": step[1],
+                                                 "gap": 0 if step[0] == "wait" else 1}) + "\n")
+                    proc.stdin.flush()
+                    real = json.loads(proc.stdout.readline())
+                    assert {k: v for k, v in snap.items() if k != "scene"} == real, (brief, n, step)
+                proc.stdin.close()
+            played += n
+    assert played > 6 * 50

@@ -18,6 +18,11 @@ BUY_KEYS = ["Digit1", "Digit2", "Digit3", "Digit4", "Digit5", "Digit6", "Digit7"
 FRAME_MS = 1000 / 60
 
 
+def _js_round(x: float) -> int:
+    """JavaScript's ``Math.round`` (halves up, not to even)."""
+    return int((x + 0.5) // 1)
+
+
 def actions_for(tables: dict[str, Any]) -> dict[str, Any]:
     """state.js ``actionsFor``: start (Enter), click (Space), ``buy_<upgrade>`` (keys 1..9), abandon (Escape)."""
     out: dict[str, Any] = {"start": {"keys": ["Enter"], "label": "start"},
@@ -96,9 +101,10 @@ class Play:
         limit = self.tables["economy.json"]["time_limit_ms"]
         scene = "Play" if self.outcome == "running" else "Menu" if self.outcome == "abandoned" else "GameOver"
         return {"scene": scene, "currency": math.floor(self.currency + 1e-9), "per_click": self.per_click,
-                "per_second": round(self.per_second * 100) / 100, "upgrades": dict(self.levels),
+                "per_second": _js_round(self.per_second * 100) / 100, "upgrades": dict(self.levels),
                 "clicks": self.clicks, "bought": self.bought, "goal": self.tables["economy.json"]["goal"],
-                "time_left_ms": round(max(0.0, limit - self.elapsed_ms)), "elapsed_ms": round(self.elapsed_ms),
+                "time_left_ms": _js_round(max(0.0, limit - self.elapsed_ms)),
+                "elapsed_ms": _js_round(self.elapsed_ms),
                 "score": math.floor(self.earned), "outcome": self.outcome}
 
     def act(self, name: str, frames: int) -> dict[str, Any]:
@@ -114,7 +120,7 @@ class Play:
         return self.snapshot()
 
     def advance(self, ms: float) -> dict[str, Any]:
-        for _ in range(round(ms / FRAME_MS)):
+        for _ in range(_js_round(ms / FRAME_MS)):
             self._tick(FRAME_MS)
         return self.snapshot()
 

@@ -19,6 +19,11 @@ ABANDON_KEYS = ["Escape"]
 FRAME_MS = 1000 / 60
 
 
+def _js_round(x: float) -> int:
+    """JavaScript's ``Math.round`` (halves up, not to even)."""
+    return int((x + 0.5) // 1)
+
+
 def _t(tables: dict[str, Any], name: str) -> Any:
     return tables[f"{name}.json"]
 
@@ -130,7 +135,7 @@ class State:
         return {"money": self.money, "inventory": dict(self.inventory),
                 "order": {k: o[k] for k in ("id", "item", "qty", "reward")} if o else None,
                 "ordersDone": self.orders_done, "crafted": self.crafted, "bought": self.bought,
-                "elapsed_ms": round(self.elapsed_ms), "outcome": self.outcome}
+                "elapsed_ms": _js_round(self.elapsed_ms), "outcome": self.outcome}
 
 
 class Play:
@@ -177,7 +182,7 @@ class Play:
         return self._snap()
 
     def advance(self, ms: float) -> dict[str, Any]:
-        for _ in range(round(ms / FRAME_MS)):
+        for _ in range(_js_round(ms / FRAME_MS)):
             self.state.tick(FRAME_MS)
         return self._snap()
 
