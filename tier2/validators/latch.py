@@ -9,7 +9,7 @@ the game by playing and must lose it by playing — through real key presses of 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,7 @@ from tier2.browser import GameSession
 from tier2.packs import Genre
 from tier2.packs.genres import ProbePolicy
 
-__all__ = ["LatchReport", "Policy", "play_latches", "decide"]
+__all__ = ["FRAME_MS", "IDLE_MS", "LatchReport", "PlaySteps", "Policy", "decide", "play_latches", "plays"]
 
 _HOOK = "window.__TIER2__"
 _STEP = f"(ms) => {{ window.__tier2Clock.advance(ms); return JSON.parse(JSON.stringify({_HOOK}.state())); }}"
@@ -106,21 +106,45 @@ async def _to_play(s: GameSession, start: str) -> dict[str, Any]:
 OBSERVE_AT = frozenset({5, 20, 60, 150})
 
 
-async def _play(s: GameSession, policy: Policy, state: dict[str, Any], actions: dict[str, Any],
-                tables: dict[str, Any], limit: int, frames: int, rep: LatchReport, what: str,
-                observe: Callable[[str], Awaitable[None]] | None = None) -> tuple[str | None, int]:
+#: what `plays` yields: the next ``(action, frames)`` to play; what it is sent back: the state after it
+PlaySteps = Generator[tuple[str, int], dict[str, Any], tuple[int, str | None]]
+
+
+def plays(policy: Policy, state: dict[str, Any], actions: dict[str, Any], tables: dict[str, Any], limit: int,
+          frames: int) -> PlaySteps:
+    """One scripted play as a generator: yields each ``(action, frames)`` the policy decides and is sent the state
+    after it, until the game is no longer running, ``limit`` actions were played or the policy stops; returns
+    ``(actions played, the note saying why it stopped early or None)``. The browser play (`play_latches`) and
+    the offline builders' mirror plays (`tier2.validators.builder_gates`) both drive this one loop."""
     n = 0
-    if what == "win":
-        rep.win_start = numbers(state)
     while n < limit and state.get("outcome") == "running":
         step = decide(policy, state, actions, tables, frames)
         if isinstance(step, str):
-            rep.notes.append(f"{what} play: {step}")
-            break
+            return n, step
         n += 1
-        state = await _act(s, actions, *step)
-        if observe is not None and what == "win" and n in OBSERVE_AT and state.get("outcome") == "running":
-            await observe(f"win play, action {n}")
+        state = yield step
+    return n, None
+
+
+async def _play(s: GameSession, policy: Policy, state: dict[str, Any], actions: dict[str, Any],
+                tables: dict[str, Any], limit: int, frames: int, rep: LatchReport, what: str,
+                observe: Callable[[str], Awaitable[None]] | None = None) -> tuple[str | None, int]:
+    if what == "win":
+        rep.win_start = numbers(state)
+    steps = plays(policy, state, actions, tables, limit, frames)
+    done = 0
+    try:
+        step = next(steps)
+        while True:
+            state = await _act(s, actions, *step)
+            done += 1
+            if observe is not None and what == "win" and done in OBSERVE_AT and state.get("outcome") == "running":
+                await observe(f"win play, action {done}")
+            step = steps.send(state)
+    except StopIteration as stop:
+        n, note = stop.value
+    if note:
+        rep.notes.append(f"{what} play: {note}")
     if what == "win":
         rep.win_end = numbers(state)
     return state.get("outcome"), n

@@ -30,11 +30,12 @@ from tier2.packs.offline import (
     slug,
     subtitle_from,
 )
+from tier2.validators.builder_gates import genre_at, hold
 
-from . import checks, probe
+from . import checks, probe, sim
 
-__all__ = ["TABLE_NAMES", "brief_target", "build_tables", "contrast", "legible_palette", "load_lexicon", "nice",
-           "nice_floor"]
+__all__ = ["MAX_GOAL_STEPS", "MIRROR", "TABLE_NAMES", "brief_target", "build_tables", "contrast", "legible_palette",
+           "load_lexicon", "nice", "nice_floor"]
 
 TABLE_NAMES = ("theme.json", "upgrades.json", "economy.json")
 BASE_COSTS = (10, 30, 80, 200, 450, 1000)
@@ -227,4 +228,21 @@ def build_tables(brief: str) -> dict[str, Any]:
                   "win": dom["win"], "lose": dom["lose"]},
     }
     tables["theme.json"] = theme
-    return {t: tables[t] for t in TABLE_NAMES}
+    return hold(genre_at(Path(__file__).parent), _candidates({t: tables[t] for t in TABLE_NAMES}), MIRROR)
+
+
+#: the clicker's rules in Python, on which `hold` plays the latch split (docs/genre-kit.md, "builder.py")
+MIRROR = sim.Play
+#: how many lower goals are tried when the fitted one fails a gate (each 5 % below the last)
+MAX_GOAL_STEPS = 8
+
+
+def _candidates(tables: dict[str, Any]) -> Any:
+    """The fitted tables, then the same game with a goal 5 %, 10 % … lower (never at or below the start money): a
+    bounded, deterministic series for `hold` (the data gates and the latch split played on `sim.Play`)."""
+    yield tables
+    eco = tables["economy.json"]
+    for k in range(1, MAX_GOAL_STEPS + 1):
+        goal = nice_floor(eco["goal"] * (1 - 0.05 * k))
+        if goal > eco["start_currency"]:
+            yield {**tables, "economy.json": {**eco, "goal": goal}}

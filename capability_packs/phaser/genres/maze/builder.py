@@ -29,6 +29,7 @@ from tier2.packs.offline import (
     singular,
     subtitle_from,
 )
+from tier2.validators.builder_gates import genre_at, hold
 
 from . import checks, mazelib, probe
 
@@ -281,7 +282,21 @@ def build_tables(brief: str) -> dict[str, Any]:
                   "win": dom["win"], "lose": dom["lose"]},
     }
     tables = {"theme.json": theme, "mazes.json": {"mazes": mazes}, "rules.json": rules}
-    return {t: tables[t] for t in TABLE_NAMES}
+    # a level whose 12 tries all failed was kept as the last try: `hold` refuses such tables instead
+    return hold(genre_at(Path(__file__).parent), [{t: tables[t] for t in TABLE_NAMES}], extra=_plays)
+
+
+def _plays(tables: dict[str, Any]) -> list[str]:
+    """The latch split's win and lose plays replayed on mazelib: the probe wins every level (at every timing of
+    `PROBE_TIMINGS`) and its lose play loses within the genre's ``max_lose_actions``."""
+    out = [] if _probe_wins(tables) else ["l1.latch_split: the genre probe's win play, replayed on mazelib, does not "
+                                          "win every level"]
+    bounds = genre_at(Path(__file__).parent).spec.probe
+    moves: dict[str, Any] = {name: {"keys": []} for name in mazelib.DIRS}
+    lost = mazelib.play(tables, lambda st: probe.lose_action(st, moves, tables), bounds.action_frames, 0,
+                        bounds.max_lose_actions)
+    return out + ([] if lost.outcome == "lost" else [f"l1.latch_split: the genre probe's lose play, replayed on "
+                                                     f"mazelib, ends {lost.outcome!r} in {lost.actions} actions"])
 
 
 def checks_pace() -> int:

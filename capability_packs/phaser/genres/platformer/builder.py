@@ -10,6 +10,8 @@ kept only when `checks.check_tables` passes on it, so the tables are solvable by
 from __future__ import annotations
 
 import colorsys
+import copy
+import functools
 import math
 import random
 from functools import cache
@@ -29,10 +31,11 @@ from tier2.packs.offline import (
     seeded,
     subtitle_from,
 )
+from tier2.validators.builder_gates import genre_at, hold
 
-from . import checks, routes
+from . import checks, routes, sim
 
-__all__ = ["TABLE_NAMES", "build_tables", "load_lexicon"]
+__all__ = ["MIRROR", "TABLE_NAMES", "build_tables", "load_lexicon"]
 
 TABLE_NAMES = ("theme.json", "levels.json", "physics.json")
 HEIGHT = 600
@@ -243,8 +246,9 @@ def _theme(brief: str, rng: random.Random, lex: dict[str, Any], key: str, words:
                       "lose_title": rng.choice(lex["lose_titles"]), "lose": s["lose"]}}
 
 
-def build_tables(brief: str) -> dict[str, Any]:
-    """``{"theme.json": ..., "levels.json": ..., "physics.json": ...}`` for ``brief``; deterministic."""
+@functools.lru_cache(maxsize=32)
+def _held(brief: str) -> dict[str, Any]:
+    """The held tables of ``brief`` (cached: holding plays the latch split on the mirror, ~0.5 s)."""
     lex = load_lexicon()
     rng = seeded(brief, "platformer")
     words = brief_words(brief)
@@ -253,4 +257,16 @@ def build_tables(brief: str) -> dict[str, Any]:
     phys = _physics(rng, diff, words | {w.replace("-", "") for w in normalise_brief(brief).split()})
     theme = _theme(brief, rng, lex, key, words)
     levels = _levels(rng, diff, phys, _names(lex, lex["settings"][key], rng, 3))
-    return {"theme.json": theme, "levels.json": levels, "physics.json": phys}
+    tables = {"theme.json": theme, "levels.json": levels, "physics.json": phys}
+    # every level was searched against checks.py already; `hold` adds the latch split played on the mirror
+    return hold(genre_at(Path(__file__).parent), [tables], MIRROR)
+
+
+def build_tables(brief: str) -> dict[str, Any]:
+    """``{"theme.json": ..., "levels.json": ..., "physics.json": ...}`` for ``brief``; deterministic (a copy: callers
+    may change what they get)."""
+    return copy.deepcopy(_held(brief))
+
+
+#: the platformer's rules in Python, on which `hold` plays the latch split (docs/genre-kit.md, "builder.py")
+MIRROR = sim.Play

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Body", "Level", "Phys", "Rect", "Segment", "body_at_start", "level_from", "outcome", "phys_from",
-           "segment_at", "segments", "simulate", "step"]
+__all__ = ["FRAME_MS", "PLAY_ACTIONS", "Body", "Level", "Phys", "Play", "Rect", "Segment", "body_at_start",
+           "level_from", "outcome", "phys_from", "segment_at", "segments", "simulate", "step", "touches_coin"]
 
 
 @dataclass(frozen=True)
@@ -279,3 +279,157 @@ def segment_at(segs: list[Segment], x: float, feet: float, tol: float = 0.5) -> 
         if abs(s.top - feet) <= tol and s.lo - tol <= x <= s.hi + tol:
             return s
     return None
+
+
+# --- the Play scene: template/src/state.js, driven as the validator's latch play drives the page ----------------
+
+#: state.js ``ACTIONS``: the action vocabulary the game's hook reports
+PLAY_ACTIONS: dict[str, dict[str, Any]] = {
+    "left": {"keys": ["ArrowLeft", "KeyA"], "label": "run left"},
+    "right": {"keys": ["ArrowRight", "KeyD"], "label": "run right"},
+    "jump": {"keys": ["Space", "ArrowUp", "KeyW"], "label": "jump"},
+    "start": {"keys": ["Enter", "Space"], "label": "start"},
+    "abandon": {"keys": ["Escape"], "label": "quit to menu"},
+}
+_MAX_STEPS_PER_FRAME = 5
+_STEP_EPS_MS = 1e-3
+FRAME_MS = 1000 / 60
+
+
+def _js_round(x: float) -> int:
+    """JavaScript's ``Math.round`` (halves up, not to even)."""
+    return int((x + 0.5) // 1)
+
+
+def touches_coin(b: Body, ph: Phys, c: tuple[float, float], r: float) -> bool:
+    """physics.js ``touchesCoin``: the coin circle touches the player's box."""
+    px = min(max(c[0], b.x), b.x + ph.w)
+    py = min(max(c[1], b.y), b.y + ph.h)
+    return bool((c[0] - px) ** 2 + (c[1] - py) ** 2 < r * r)
+
+
+class Play:
+    """state.js ``createState`` … ``snapshot`` (the genre's mirror for `tier2.validators.builder_gates`): an action
+    holds its input ``frames`` frames of 1000/60 ms, then one frame passes with nothing held (the release)."""
+
+    def __init__(self, tables: dict[str, Any]) -> None:
+        self.tables = tables
+        self.rules = tables["levels.json"]
+        self.ph = phys_from(tables["physics.json"])
+        self.levels = [level_from(self.rules, i) for i in range(len(self.rules["levels"]))]
+        self.start()
+
+    def actions(self) -> dict[str, Any]:
+        return PLAY_ACTIONS
+
+    def _enter(self, index: int) -> None:
+        lv = self.levels[index]
+        self.level_index, self.body, self.facing = index, body_at_start(lv, self.ph), 1
+        self.time_left_ms, self.taken, self.respawn_ms = lv.time_limit_ms, [False] * len(lv.coins), 0.0
+
+    def start(self) -> dict[str, Any]:
+        self.lives, self.coins, self.score, self.deaths, self.levels_cleared = int(self.rules["lives"]), 0, 0, 0, 0
+        self.elapsed_ms, self.outcome, self.acc_ms, self.jump_seen = 0.0, "running", 0.0, False
+        self.lost_reason: str | None = None
+        self._enter(0)
+        return self.snapshot()
+
+    def _lose(self, reason: str) -> None:
+        self.outcome, self.lost_reason = "lost", reason
+
+    def _die(self, reason: str) -> None:
+        self.lives -= 1
+        self.deaths += 1
+        if self.lives <= 0:
+            self._lose(reason)
+            return
+        self.respawn_ms = float(self.tables["physics.json"]["respawn_ms"])
+        if self.respawn_ms <= 0:
+            self._respawn()
+
+    def _respawn(self) -> None:
+        self.respawn_ms = 0.0
+        self.body = body_at_start(self.levels[self.level_index], self.ph)
+
+    def _clear(self) -> None:
+        self.score += self.rules["exit_score"] + int(self.time_left_ms // 1000) * self.rules["time_bonus_per_s"]
+        self.levels_cleared += 1
+        if self.level_index + 1 >= len(self.levels):
+            self.outcome = "won"
+            return
+        self._enter(self.level_index + 1)
+
+    def _step_once(self, left: bool, right: bool, jump: bool, ms: float) -> None:
+        lv = self.levels[self.level_index]
+        self.elapsed_ms += ms
+        self.time_left_ms = max(0.0, self.time_left_ms - ms)
+        if self.time_left_ms <= 0:
+            self._lose("time")
+            return
+        if self.respawn_ms > 0:
+            self.respawn_ms = max(0.0, self.respawn_ms - ms)
+            if self.respawn_ms <= 0:
+                self._respawn()
+            return
+        b = self.body
+        step(b, left, right, jump, lv.platforms, lv.width, self.ph)
+        if left != right:
+            self.facing = 1 if right else -1
+        for i, c in enumerate(lv.coins):
+            if not self.taken[i] and touches_coin(b, self.ph, c, float(self.rules["coin_radius"])):
+                self.taken[i] = True
+                self.coins += 1
+                self.score += self.rules["coin_score"]
+        end = outcome(b, lv, self.ph)
+        if end in ("pit", "hazard"):
+            self._die(str(end))
+        elif end == "exit":
+            self._clear()
+
+    def _tick(self, dt_ms: float, left: bool = False, right: bool = False, jump: bool = False) -> None:
+        if self.outcome != "running":
+            return
+        if jump:
+            self.jump_seen = True
+        ms = 1000 / self.ph.sps
+        self.acc_ms = min(self.acc_ms + max(0.0, dt_ms), ms * _MAX_STEPS_PER_FRAME)
+        while self.acc_ms >= ms - _STEP_EPS_MS and self.outcome == "running":
+            self.acc_ms -= ms
+            self._step_once(left, right, jump or self.jump_seen, ms)
+            self.jump_seen = False
+
+    def snapshot(self) -> dict[str, Any]:
+        lv, b = self.levels[self.level_index], self.body
+        scene = "Play" if self.outcome == "running" else "Menu" if self.outcome == "abandoned" else "GameOver"
+        return {
+            "scene": scene, "outcome": self.outcome, "lost_reason": self.lost_reason,
+            "elapsed_ms": _js_round(self.elapsed_ms), "score": self.score, "coins": self.coins,
+            "coins_total": sum(len(x.coins) for x in self.levels), "coins_left": self.taken.count(False),
+            "lives": self.lives, "deaths": self.deaths, "level": self.level_index + 1, "levels": len(self.levels),
+            "level_name": lv.name, "levels_cleared": self.levels_cleared, "time_left_ms": _js_round(self.time_left_ms),
+            "respawn_ms": self.respawn_ms,
+            "player": {"x": b.x, "y": b.y, "vx": b.vx, "vy": b.vy, "on_ground": b.on_ground, "w": self.ph.w,
+                       "h": self.ph.h, "facing": self.facing, "coyote_ms": b.coyote_ms, "buffer_ms": b.buffer_ms,
+                       "jump_held": b.jump_held, "air_jumps": b.air_jumps},
+            "player_y": b.y,
+            "exit": {"x": lv.exit.x, "y": lv.exit.y, "w": lv.exit.w, "h": lv.exit.h},
+        }
+
+    def act(self, name: str, frames: int) -> dict[str, Any]:
+        if name == "abandon":
+            if self.outcome == "running":
+                self.outcome = "abandoned"
+        held = {"left": name == "left", "right": name == "right", "jump": name == "jump"}
+        for _ in range(frames):
+            self._tick(FRAME_MS, **held)
+        if name != "wait":
+            self._tick(FRAME_MS)
+        return self.snapshot()
+
+    def advance(self, ms: float) -> dict[str, Any]:
+        for _ in range(_js_round(ms / FRAME_MS)):
+            self._tick(FRAME_MS)
+        return self.snapshot()
+
+    def abandon(self) -> dict[str, Any]:
+        return self.act("abandon", 4)

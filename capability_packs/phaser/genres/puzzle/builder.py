@@ -28,10 +28,12 @@ from tier2.packs.offline import (
     slug,
     subtitle_from,
 )
+from tier2.validators.builder_gates import genre_at, hold
 
-from . import probe
+from . import probe, rules
 
-__all__ = ["DIFFICULTY", "TABLE_NAMES", "WIN_ACTION_BUDGET", "build_tables", "load_lexicon", "pick_set"]
+__all__ = ["DIFFICULTY", "MAX_TARGET_STEPS", "MIRROR", "TABLE_NAMES", "WIN_ACTION_BUDGET", "build_tables",
+           "load_lexicon", "pick_set"]
 
 TABLE_NAMES = ("theme.json", "board.json", "goals.json")
 SHAPES = ("circle", "diamond", "square", "triangle", "hexagon", "star", "ring", "cross")
@@ -122,4 +124,21 @@ def build_tables(brief: str) -> dict[str, Any]:
     board = {"size": size, "seed": rng.getrandbits(32), "kinds": kinds}
     tables: dict[str, Any] = {"theme.json": _theme(brief, tile_set, rng), "board.json": board, "goals.json": goals}
     goals["target_score"] = _target(tables, float(level["factor"]))
-    return tables
+    return hold(genre_at(Path(__file__).parent), _candidates(tables), MIRROR)
+
+
+#: the match-3 rules in Python, on which `hold` plays the latch split (docs/genre-kit.md, "builder.py")
+MIRROR = rules.Play
+#: how many lower targets are tried when the fitted one fails a gate (each 10 % below the last)
+MAX_TARGET_STEPS = 6
+
+
+def _candidates(tables: dict[str, Any]) -> Any:
+    """The fitted tables, then the same board with a target 10 %, 20 % … lower: a bounded, deterministic series for
+    `hold` (the data gates and the latch split played on `rules.Play` by the genre probe)."""
+    yield tables
+    goals = tables["goals.json"]
+    for k in range(1, MAX_TARGET_STEPS + 1):
+        target = int(goals["target_score"] * (1 - 0.1 * k))
+        if target >= 1:
+            yield {**tables, "goals.json": {**goals, "target_score": target}}

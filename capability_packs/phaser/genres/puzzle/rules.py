@@ -257,3 +257,43 @@ class Game:
             self.outcome = "won"
         elif self.moves_left <= 0:
             self.outcome = "lost"
+
+
+#: state.js ``ACTIONS``: the action vocabulary the game's hook reports
+PLAY_ACTIONS: dict[str, dict[str, Any]] = {
+    "start": {"keys": ["Enter", "Space"], "label": "start"},
+    "up": {"keys": ["ArrowUp", "KeyW"], "label": "cursor up"},
+    "left": {"keys": ["ArrowLeft", "KeyA"], "label": "cursor left"},
+    "down": {"keys": ["ArrowDown", "KeyS"], "label": "cursor down"},
+    "right": {"keys": ["ArrowRight", "KeyD"], "label": "cursor right"},
+    "rotate": {"keys": ["KeyR", "KeyE"], "label": "turn the partner"},
+    "swap": {"keys": ["Space", "KeyX"], "label": "swap the marked pair"},
+    "abandon": {"keys": ["Escape"], "label": "quit to the menu"},
+}
+
+
+class Play:
+    """`Game` driven the way the validator's latch play drives the page (the genre's mirror for
+    `tier2.validators.builder_gates`): one key press per action, time changes nothing (no clock in this game)."""
+
+    def __init__(self, tables: dict[str, Any]) -> None:
+        self.tables = tables
+        self.game = Game(tables)
+
+    def actions(self) -> dict[str, Any]:
+        return PLAY_ACTIONS
+
+    def start(self) -> dict[str, Any]:
+        self.game = Game(self.tables)
+        return self.game.snapshot()
+
+    def act(self, name: str, frames: int) -> dict[str, Any]:
+        if name != "wait":
+            self.game.act(name)
+        return self.game.snapshot()
+
+    def advance(self, ms: float) -> dict[str, Any]:
+        return self.game.snapshot()
+
+    def abandon(self) -> dict[str, Any]:
+        return self.act("abandon", 4)

@@ -9,6 +9,7 @@ type at a time; the numbers stay inside the bounds that ``checks.py`` proves bea
 from __future__ import annotations
 
 import colorsys
+import copy
 import math
 import random
 from functools import cache
@@ -32,10 +33,11 @@ from tier2.packs.offline import (
     subtitle_from,
     title_from,
 )
+from tier2.validators.builder_gates import genre_at, hold
 
 from . import checks
 
-__all__ = ["PROFILES", "TABLE_NAMES", "build_tables", "detect_domain", "load_lexicon"]
+__all__ = ["MAX_EXTRA_ENEMIES", "PROFILES", "TABLE_NAMES", "build_tables", "detect_domain", "load_lexicon"]
 
 TABLE_NAMES = ("theme.json", "player.json", "enemies.json", "waves.json")
 
@@ -199,8 +201,31 @@ def build_tables(brief: str) -> dict[str, Any]:
     waves = {"seed": rng.randrange(2**32), "start_delay_ms": rng.randint(26, 34) * 100,
              "gap_ms": rng.randint(16, 24) * 100, "waves": wave_list}
     tables = {"theme.json": theme, "player.json": player, "enemies.json": {"enemies": enemies}, "waves.json": waves}
-    # space the spawns of any wave a lone gunner could not keep up with (checks.py's model, the same numbers)
-    for i, wave in enumerate(wave_list):
+    _space(tables)
+    return hold(genre_at(Path(__file__).parent), _candidates(tables))
+
+
+def _space(tables: dict[str, Any]) -> None:
+    """Space the spawns of any wave a lone gunner could not keep up with (checks.py's model, the same numbers)."""
+    for i, wave in enumerate(tables["waves.json"]["waves"]):
         while checks.wave_overrun(tables, i)[0] > 0 and wave["spawn_ms"] < _MAX_SPAWN_MS:
             wave["spawn_ms"] += 20
-    return tables
+
+
+#: at most this many enemies are added to the last wave to hold the gates (the schema caps a spawn at 40)
+MAX_EXTRA_ENEMIES = 24
+
+
+def _candidates(tables: dict[str, Any]) -> Any:
+    """The derived tables, then the same game with 1, 2 … more enemies of the last wave's newest type, re-spaced:
+    a bounded, deterministic series for `hold`. Many lives ("nine hearts") against few enemies leave a player who
+    never shoots alive (``l1.data.losable``): the brief's lives are kept, the last wave grows instead."""
+    yield tables
+    for extra in range(1, MAX_EXTRA_ENEMIES + 1):
+        grown = copy.deepcopy(tables)
+        spawn = grown["waves.json"]["waves"][-1]["spawns"][0]
+        if spawn["count"] + extra > 40:
+            return
+        spawn["count"] += extra
+        _space(grown)
+        yield grown

@@ -14,6 +14,7 @@ import math
 import random
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,12 @@ from tier2.packs.offline import normalise_brief, seeded
 from tier2.packs.offline import palette_for as _palette
 from tier2.packs.offline import singular as _singular
 from tier2.packs.offline import slug as _slug
+from tier2.validators.builder_gates import genre_at, hold
 
-__all__ = ["ORDER_PACE_MS", "TABLE_NAMES", "build_tables", "derive_game", "load_lexicon", "normalise_brief",
-           "order_cost", "validate_tables"]
+from . import sim
+
+__all__ = ["MAX_START_RAISE", "MIRROR", "ORDER_PACE_MS", "TABLE_NAMES", "build_tables", "derive_game", "load_lexicon",
+           "normalise_brief", "order_cost", "validate_tables"]
 
 TABLE_NAMES = ("theme.json", "items.json", "recipes.json", "orders.json", "prices.json", "economy.json")
 ORDER_PACE_MS = 2500  # assumed play time per delivered order when checking that the goal is reachable
@@ -355,6 +359,30 @@ def validate_tables(tables: dict[str, dict[str, Any]]) -> list[str]:
     return p or _economy_problems(tables)
 
 
+#: the shop's rules in Python, on which `hold` plays the latch split (docs/genre-kit.md, "builder.py")
+MIRROR = sim.Play
+#: how far the start money may be raised to hold the gates (the derived start, then +1, +2 … up to this)
+MAX_START_RAISE = 60
+
+
+def _candidates(tables: dict[str, dict[str, Any]]) -> Iterator[dict[str, dict[str, Any]]]:
+    """The derived tables, then the same game with more start money (a bounded series: same brief, same tables).
+
+    Raising the start keeps every order profitable, the queue unblocked and the goal reachable; what it changes is
+    where the probe's wasteful play ends: buying the cheapest raw that crafts nothing alone drains the money to the
+    start modulo that price, and the game is lost (bankrupt) only when that remainder cannot buy any raw item —
+    the villagers brief's derived 35 with moonleaf at 6 and herbs at 5 left 5 in hand, and no loss."""
+    yield tables
+    eco = tables["economy.json"]
+    for raise_by in range(1, MAX_START_RAISE + 1):
+        start = eco["start_money"] + raise_by
+        if start < eco["goal_money"]:
+            yield {**tables, "economy.json": {**eco, "start_money": start}}
+
+
 def build_tables(brief: str) -> dict[str, Any]:
-    """The genre kit's builder entry (see the pack's docs/genre-kit.md)."""
-    return dict(derive_game(brief))
+    """The genre kit's builder entry (see the pack's docs/genre-kit.md): the derived tables, or the first of their
+    bounded adjustments, that pass the shop's own invariants (`validate_tables`), the data gates and the latch
+    split played on the rules' mirror (`sim.Play`) by the genre probe; `GatesNotHeld` when none does."""
+    return dict(hold(genre_at(Path(__file__).parent), _candidates(derive_game(brief)), MIRROR,
+                     extra=validate_tables))
