@@ -8,6 +8,9 @@ PY=${PYTHON:-python3}
 
 need_apt=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
+# a CJK font (1.6 MB): a game made from a Chinese brief shows its Chinese title and names in the headless browser
+# that validates it (without one they render as empty boxes, and its screenshots show nothing readable)
+[ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || need_apt+=(fonts-wqy-microhei)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)

@@ -237,6 +237,25 @@ def test_the_offline_writer_requests_the_assets_the_spec_names() -> None:
                      {"role": "player", "description": "纸飞机", "requirements": ["R7"]}]  # R8: no name gives its key
 
 
+def test_a_digest_key_is_found_in_the_part_of_the_text_that_names_the_entity() -> None:
+    """The offline leader labels entity requirements (``goods: 面包``, ``面包店 backdrop``): the name inside the
+    label gives the digest key back; a text none of whose parts gives it is still left out."""
+    spec = {"requirements": [
+        {"id": "R14", "text": "goods: 面包", "predicate": {"kind": "asset_role", "role": "goods",
+                                                         "asset": asset_key("goods", "面包")}},
+        {"id": "R12", "text": "面包店 backdrop", "predicate": {"kind": "asset_role", "role": "backdrop",
+                                                            "asset": asset_key("backdrop", "面包店")}},
+        {"id": "R17", "text": "customers：顾客", "predicate": {"kind": "asset_role", "role": "customer",
+                                                           "asset": asset_key("customer", "顾客")}},
+        {"id": "R18", "text": "goods: 蛋糕", "predicate": {"kind": "asset_role", "role": "goods",
+                                                         "asset": asset_key("goods", "面包")}},
+    ]}
+    assert asset_requests(json.dumps(spec, ensure_ascii=False)) == [
+        {"role": "goods", "description": "面包", "requirements": ["R14"]},
+        {"role": "backdrop", "description": "面包店", "requirements": ["R12"]},
+        {"role": "customer", "description": "顾客", "requirements": ["R17"]}]  # R18's text names another good
+
+
 def test_the_offline_writer_greps_the_spec_keys_then_requests() -> None:
     from tier2.models.offline.history import Conversation, ToolStep
     from tier2.models.offline.policy import _assets_first

@@ -22,9 +22,9 @@ from typing import Any
 import yaml
 
 from tier2.packs.offline import brief_tokens as _tokens
+from tier2.packs.offline import content_nouns, normalise_brief, seeded, title_from
 from tier2.packs.offline import hash_hue as _hash_hue
 from tier2.packs.offline import hsl as _hsl
-from tier2.packs.offline import normalise_brief, seeded
 from tier2.packs.offline import palette_for as _palette
 from tier2.packs.offline import singular as _singular
 from tier2.packs.offline import slug as _slug
@@ -142,10 +142,13 @@ def derive_game(brief: str) -> dict[str, dict[str, Any]]:
         prefixes = nouns[:1] or prefixes
     scale = int(dom["price_scale"])
 
-    # Theme words.
+    # Theme words (a brief in Chinese gets its title from its own nouns, never from the English pools).
     prefix, suffix = rng.choice(prefixes), rng.choice(dom["suffixes"])
     title = f"{prefix} {suffix}"[:40]
     shop_name = f"{prefix} {dom['shop']}"[:40] if suffix != dom["shop"] else f"The {title}"[:40]
+    native = content_nouns(brief)
+    if native and not native[0].isascii():
+        title = shop_name = title_from(brief, list(dom["suffixes"]), rng)
     verb = (_first_match(tokens, lex["craft_verbs"], (("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e")))
             or dom["craft_verb"]).capitalize()
     customer_noun = _first_match(tokens[::-1], lex["customer_nouns"]) or dom["customer_noun"]  # buyers come last
