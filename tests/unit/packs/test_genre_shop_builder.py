@@ -393,3 +393,17 @@ def test_template_tables_pass():
     assert data.is_dir(), f"phaser template data missing from the repository: {data}"
     tables = {name: json.loads((data / name).read_text(encoding="utf-8")) for name in TABLE_NAMES}
     assert validate_tables(tables) == []
+
+
+def test_a_chinese_bakery_brief_gets_a_bakery_and_a_title_from_its_own_nouns() -> None:
+    """Issue #23: "一个面包店经营游戏…" was a generic shop ("Northwind Market", clay and resin): its domain is found
+    from its Chinese words, its title made of its own nouns (never of words the reader does not understand)."""
+    brief = "一个面包店经营游戏：烤面包和蛋糕，完成顾客订单，不要破产"
+    t = derive_game(brief)
+    bakery = load_lexicon()["domains"]["bakery"]
+    pools = {r[0] for r in bakery["raws"]} | {p[0] for p in bakery["products"]}
+    names = [i["name"] for i in t["items.json"]["items"]]
+    assert all(any(word in name for word in pools) for name in names), names
+    title = t["theme.json"]["title"]
+    assert not title.isascii() and any(noun in title for noun in ("面包店", "面包", "蛋糕", "顾客")), title
+    assert derive_game("一个花店经营游戏：卖鲜花和花束") != derive_game(brief)  # another domain, other tables

@@ -54,9 +54,11 @@ def load_lexicon() -> dict[str, Any]:
 
 # --- reading the brief -------------------------------------------------------------------------------------------
 
-def _detect_domain(words: set[str], lex: dict[str, Any]) -> str:
-    """The domain with most keywords in the brief (first listed wins a tie); "generic" when none matches."""
-    score = {name: len(words & set(dom["keywords"])) for name, dom in lex["domains"].items()}
+def _detect_domain(words: set[str], lex: dict[str, Any], text: str = "") -> str:
+    """The domain with most keywords in the brief (first listed wins a tie; a Chinese brief's ``keywords_zh`` are
+    found inside its text); "generic" when none matches."""
+    score = {name: len(words & set(dom["keywords"])) + sum(w in text for w in dom.get("keywords_zh") or [])
+             for name, dom in lex["domains"].items()}
     best = max(score, key=score.__getitem__)
     return best if score[best] else "generic"
 
@@ -132,7 +134,7 @@ def derive_game(brief: str) -> dict[str, dict[str, Any]]:
     rng = seeded(norm)
     tokens = _tokens(norm)
     words = set(tokens) | {_singular(t) for t in tokens}
-    domain_name = _detect_domain(words, lex)
+    domain_name = _detect_domain(words, lex, norm)
     dom = lex["domains"][domain_name]
     raws_pool, products_pool, prefixes = dom["raws"], dom["products"], list(dom["prefixes"])
     if domain_name == "generic":
