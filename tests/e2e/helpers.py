@@ -28,6 +28,17 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300,
                           text=True, input=stdin)
 
 
+async def _until(page: Any, expression: str, timeout_s: float) -> None:
+    """Wait until ``expression`` holds in the page. Not `wait_for_function`: after its first check Playwright polls
+    with an ``eval`` in the page, which the play route's CSP (no ``unsafe-eval``) refuses; `evaluate` is exempt."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not await page.evaluate(expression):
+        if loop.time() > deadline:
+            raise TimeoutError(f"not within {timeout_s} s: {expression}")
+        await asyncio.sleep(0.05)
+
+
 async def play_in_chromium(pool: BrowserPool, url: str) -> dict[str, Any]:
     """An independent check of a delivered game on the real clock: menu → play → a purchase changes state."""
     context = await pool.new_context(viewport={"width": 800, "height": 600})
@@ -45,13 +56,13 @@ async def play_in_chromium(pool: BrowserPool, url: str) -> dict[str, Any]:
         page = await context.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
         await page.goto(url, wait_until="load")
-        await page.wait_for_function("window.__TIER2__ && window.__TIER2__.scene() === 'Menu'", timeout=20_000)
+        await _until(page, "window.__TIER2__ && window.__TIER2__.scene() === 'Menu'", 20)
         title = await page.evaluate("document.title")
         await page.keyboard.press("Space")
-        await page.wait_for_function("window.__TIER2__.scene() === 'Play'", timeout=10_000)
+        await _until(page, "window.__TIER2__.scene() === 'Play'", 10)
         before = await page.evaluate("window.__TIER2__.state()")
         await page.keyboard.press("Digit1")
-        await page.wait_for_function(f"window.__TIER2__.state().money !== {before['money']}", timeout=10_000)
+        await _until(page, f"window.__TIER2__.state().money !== {before['money']}", 10)
         after = await page.evaluate("window.__TIER2__.state()")
         return {"title": title, "before": before, "after": after, "errors": errors}
     finally:
