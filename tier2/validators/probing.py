@@ -67,7 +67,9 @@ async def run_bounded(
 
     The budget is set by evidence, not a fixed wall: at ``total_timeout_s`` the page is asked for its frame
     counters; a page that answers and keeps producing frames is slow, not hung, and gets a limit scaled by its
-    measured frame cost (`budget_limit`); one that stops answering (or stops producing frames) is reported hung.
+    measured frame cost (`budget_limit`), extended by a base period at each look that finds it still progressing
+    (at most `MAX_BUDGET_FACTOR` times the base); one that stops answering (or stops producing frames) is
+    reported hung.
     A single step that does not return within the session's step bound is a hang too.
 
     Returns (timed-out reason or None, errors, blocking dialogs). Errors are the session log plus errors latched
@@ -89,11 +91,15 @@ async def run_bounded(
                              "(infinite loop or hang?)")
                 break
             last_frames, frame_ms = evidence
-            new_limit = budget_limit(total_timeout_s, frame_ms)
+            # a page that answers and has run frames since the last look is progressing: it gets the limit its
+            # frame cost earns, and at least one more base period (the round trips of a loaded machine cost wall
+            # time the frame cost does not show), never more than the cap
+            new_limit = min(total_timeout_s * MAX_BUDGET_FACTOR,
+                            max(budget_limit(total_timeout_s, frame_ms), limit + total_timeout_s))
             if new_limit <= time.monotonic() - started + 0.5:
                 timed_out = (f"{what} is slow, not hung: {frame_ms:.0f} ms of real time per game frame; the "
-                             f"scripted play did not finish within {new_limit:.0f}s (the limit scales with the frame "
-                             f"cost, at most {MAX_BUDGET_FACTOR:.0f}x {total_timeout_s:.0f}s)")
+                             f"scripted play did not finish within {new_limit:.0f}s (the limit grows while the page "
+                             f"progresses, at most {MAX_BUDGET_FACTOR:.0f}x {total_timeout_s:.0f}s)")
                 break
             limit = new_limit
     except TimeoutError:

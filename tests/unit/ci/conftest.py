@@ -1,4 +1,4 @@
-"""The CI checks' tests: each plants a violation in its own copy of ``tier2/`` and runs the check on it."""
+"""The CI checks' tests: each plants a violation in its own skeleton of ``tier2/`` and runs the check on it."""
 
 from __future__ import annotations
 
@@ -18,6 +18,13 @@ def clean_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def tree(clean_tree: Path, tmp_path: Path) -> Path:
-    shutil.copytree(clean_tree, tmp_path / "repo")
-    return tmp_path / "repo"
+def tree(tmp_path: Path) -> Path:
+    """The package skeleton of ``tier2/`` (every ``__init__.py``, nothing else) to plant a violation in: what the
+    checks read of the rest is what the planted files import, and the full tree is checked by ``clean_tree``."""
+    root = tmp_path / "repo"
+    for init in (REPO_ROOT / "tier2").rglob("__init__.py"):
+        if "__pycache__" not in init.parts:
+            target = root / init.relative_to(REPO_ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(init, target)
+    return root

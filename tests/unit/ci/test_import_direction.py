@@ -1,5 +1,6 @@
-"""`ci/check_imports.py` (import direction) on a copy of tier2/: absolute and relative upward imports are caught with
-their file and line, a clean tree passes. The check runs as a subprocess, as `make lint` runs it."""
+"""`ci/check_imports.py` (import direction) on tier2/ (the full tree, and skeletons with a planted violation):
+absolute and relative upward imports are caught with their file and line, a clean tree passes. The check runs as a
+subprocess, as `make lint` runs it."""
 
 from __future__ import annotations
 
@@ -74,8 +75,11 @@ def test_a_longer_cycle_through_relative_imports_is_caught(tree: Path) -> None:
 
 
 def test_a_run_part_importing_the_session_is_caught(tree: Path) -> None:
+    (tree / "tier2/runs/loop/session.py").write_text("class RunSession:\n    pass\n")
+    (tree / "tier2/runs/generate.py").write_text("from tier2.runs.loop.session import RunSession\n")
     (tree / "tier2/runs/loop/addons/peek.py").write_text("\nfrom tier2.runs.loop.session import RunSession\n")
     proc = run_check(tree)
     assert proc.returncode == 1, proc.stdout
     assert ("tier2/runs/loop/addons/peek.py:2: tier2.runs.loop.addons.peek must not import "
             "tier2.runs.loop.session (only tier2.runs.generate may)") in proc.stdout, proc.stdout
+    assert "tier2/runs/generate.py" not in proc.stdout, proc.stdout

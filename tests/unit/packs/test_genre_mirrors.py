@@ -20,6 +20,8 @@ from tier2.packs import load_pack
 from tier2.testing.briefs import generated_briefs
 from tier2.validators.latch import decide
 
+pytestmark = pytest.mark.slow  # node processes, one per genre, driven action by action
+
 ROOT = Path(__file__).resolve().parents[3]
 PACK = load_pack(ROOT / "capability_packs", "phaser")
 BRIEFS = 12

@@ -3,12 +3,13 @@ how blocked outside requests are judged."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from tests.fixtures.fixture_games import GAMES
 from tier2.validators.controls import Controls, adjacent_pair, motion_axis, parse_controls, plan_actions
 from tier2.validators.l1.runtime_gates import no_errors
-from tier2.validators.probing import MAX_BUDGET_FACTOR, budget_limit
+from tier2.validators.probing import MAX_BUDGET_FACTOR, budget_limit, run_bounded
 from tier2.validators.site import classify_site
 from tier2.validators.trace import InputProbe, PlayTrace
 
@@ -121,3 +122,37 @@ def test_blocked_requests_are_warnings_for_a_generic_game_that_plays() -> None:
 def test_blocked_requests_fail_a_tier2_game_or_a_game_that_does_not_play() -> None:
     assert not no_errors(_played("contract", reacts=True)).passed
     assert not no_errors(_played("generic", reacts=False)).passed
+
+
+class _Page:
+    """Just enough of a `GameSession` for `run_bounded`: frame counters that advance (or not) with each look."""
+
+    def __init__(self, progressing: bool) -> None:
+        from tier2.browser.session import PageLog
+        self.progressing, self.frames, self.frame_ms, self.step_timeout_s = progressing, 0, 5.0, 1.0
+        self.log = PageLog()
+
+    async def frame_cost(self, timeout_s: float | None = None) -> tuple[int, float]:
+        self.frames += 60 if self.progressing else 0
+        return self.frames, self.frames * 5.0
+
+    async def latched_errors(self) -> list[str]:
+        return []
+
+    async def dialogs(self) -> list[str]:
+        return []
+
+
+async def test_a_page_still_progressing_at_the_limit_gets_another_period_whatever_its_frame_cost() -> None:
+    # 5 ms frames earn no raise by cost; the play takes 1.6 periods of wall time (a loaded machine's round trips)
+    page, trace = _Page(progressing=True), PlayTrace(mode="generic")
+    timed_out, errors, _ = await run_bounded(page, asyncio.sleep(1.6), 1.0, trace=trace)  # type: ignore[arg-type]
+    assert timed_out is None and errors == []
+    assert trace.budget is not None and trace.budget["raised"] and trace.budget["limit_s"] == 2.0
+    assert any("slow, not hung" in n for n in trace.notes)
+
+
+async def test_a_page_that_stops_producing_frames_is_hung_at_the_first_look() -> None:
+    page = _Page(progressing=False)  # it answers, but its frame counter never moves
+    timed_out, _, _ = await run_bounded(page, asyncio.sleep(30), 0.5)  # type: ignore[arg-type]
+    assert timed_out is not None and "stopped answering or producing frames" in timed_out
