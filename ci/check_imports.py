@@ -23,7 +23,7 @@ from pathlib import Path
 
 RANKS: dict[str, int] = {
     "errors": 0, "hostio": 0,
-    "events": 1, "settings": 1, "prompts": 1, "lexis": 1,
+    "events": 1, "settings": 1, "prompts": 1, "lexis": 1, "plan": 1,
     "packs": 2, "telemetry": 2, "design": 2,
     "workspace": 3, "browser": 3, "toolchain": 3, "store": 3, "sandbox": 3,
     "validators": 4, "middleware": 4, "models": 4, "context": 4,

@@ -13,8 +13,9 @@ import pytest
 from agentscope.message import Msg, TextBlock, ToolCallBlock, UserMsg
 
 from tier2.assembly.team import build_design_agent, read_only_tools
-from tier2.design import Plan, classify_brief, roles_touched_by, validate_spec
+from tier2.design import classify_brief, roles_touched_by, validate_spec
 from tier2.design.spec import SPEC_SCHEMA, schema_file_text
+from tier2.plan import Plan
 from tier2.store.team import TeamMailbox, agent_checkpoints
 from tier2.testing import ScriptedChatModel, tool_results
 from tier2.validators.l2 import completion_map, genre_gate
@@ -166,8 +167,8 @@ def test_a_follow_up_invalidates_only_what_it_touches() -> None:
         plan.set(f"design.{r}", "verified")
     plan.add("design.spec", "design", ["design.gameplay", "design.economy", "design.assets"])
     plan.add("req.R1", "requirement", ["design.spec", "design.economy"])
-    hit = plan.invalidate({"design.assets"}, "goal v2: snowy")
-    assert hit == ["design.assets", "design.spec", "req.R1"]
+    hit = plan.invalidate({"design.assets": "goal v2: snowy"})
+    assert list(hit) == ["design.assets", "design.spec", "req.R1"]
     assert plan.nodes["design.gameplay"].status == "verified" and plan.nodes["design.economy"].status == "verified"
 
 

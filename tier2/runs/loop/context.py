@@ -20,10 +20,10 @@ from agentscope.message import Msg
 
 from tier2.assembly.writer import WriterHandle
 from tier2.context import PinsProvider
-from tier2.design import Plan
 from tier2.events import Tier2Event
 from tier2.middleware import RunLayers
 from tier2.models.routing import AgentModels, agent_models
+from tier2.plan import Plan
 from tier2.runs.loop.layers import Additions, LayerContext, build_run_layers
 from tier2.runs.loop.usage import Usage
 from tier2.runs.process.policy import RunPolicy

@@ -29,7 +29,7 @@ from agentscope.agent import Agent
 from agentscope.message import Msg, UserMsg
 
 from tier2.assembly.team import build_design_agent, read_only_tools
-from tier2.design import ROLES, AnswerError, DesignerAnswer, LeaderSplit, Plan, classify_brief, parse_answer
+from tier2.design import ROLES, AnswerError, DesignerAnswer, LeaderSplit, classify_brief, parse_answer
 from tier2.design.paths import DOCS_DIR, SPEC_FILE, STATE_FILE
 from tier2.design.roles import render_gdd, render_role_doc, roles_touched_by
 from tier2.design.spec import spec_sha256, validate_spec
@@ -37,6 +37,7 @@ from tier2.errors import Tier2Error
 from tier2.events import PlanChanged
 from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import CheckpointMiddleware, restorable_state
+from tier2.plan import Plan
 from tier2.runs.loop.context import DesignOutcome
 from tier2.runs.loop.layers import Additions
 from tier2.runs.loop.phases.base import PhaseInput, RunControl, Verdict
