@@ -20,8 +20,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Token", "category", "detect_language", "en_tokens", "en_words", "injection_spans", "is_cjk", "lemma",
-           "names_of", "number_value", "understood_en", "understood_zh", "without_injections", "zh_tokens", "zh_words"]
+__all__ = ["Token", "category", "change_words", "detect_language", "en_tokens", "en_words", "injection_spans", "is_cjk",
+           "lemma", "names_of", "number_value", "understood_en", "understood_zh", "without_injections", "zh_tokens",
+           "zh_words"]
 
 _LATIN = re.compile(r"[A-Za-z\u00C0-\u024F]+(?:['’-][A-Za-z\u00C0-\u024F]+)*|\d+")
 _CJK = re.compile(r"[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]")
@@ -47,6 +48,12 @@ def _data(name: str) -> dict[str, Any]:
 def en_words() -> dict[str, Any]:
     """The English word lists (``data/en.yaml``), parsed once."""
     return _data("en.yaml")
+
+
+def change_words() -> dict[str, Any]:
+    """The words a follow-up changes a built game with (``data/change.yaml``: comparatives, removal, difficulty,
+    genre-change and theme cues, filler), by language, parsed once."""
+    return _data("change.yaml")
 
 
 def zh_words() -> dict[str, Any]:

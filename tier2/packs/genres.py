@@ -27,8 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tier2.errors import PackError
 from tier2.lexis import without_injections
+from tier2.packs.knobs import Applied, Knob, KnobChange, apply_knob_changes, path_values
 
-__all__ = ["Genre", "GenreSpec", "ObserveRule", "ProbeBounds", "ProbePolicy", "RequirementTemplate", "load_genres"]
+__all__ = ["Genre", "GenreSpec", "Knob", "ObserveRule", "ProbeBounds", "ProbePolicy", "RequirementTemplate",
+           "load_genres"]
 
 GENRE_ID = re.compile(r"^[a-z][a-z0-9_]{1,31}$")
 _TABLE = re.compile(r"^[a-z][a-z0-9_]*\.json$")
@@ -75,6 +77,7 @@ class GenreSpec(BaseModel):
     probe: ProbeBounds = ProbeBounds()
     observe: list[ObserveRule] = Field(min_length=1)
     requirements: list[RequirementTemplate] = []
+    adjust: list[Knob] = []
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,19 @@ class Genre:
     @property
     def schemas_dir(self) -> Path:
         return self.root / "schemas"
+
+    @property
+    def adjust(self) -> list[Knob]:
+        """The genre's adjustable numbers (``adjust:`` in its genre.yaml, `tier2.packs.knobs`)."""
+        return list(self.spec.adjust)
+
+    def knob(self, knob_id: str) -> Knob | None:
+        return next((k for k in self.spec.adjust if k.id == knob_id), None)
+
+    def apply_changes(self, tables: dict[str, Any], changes: list[KnobChange], brief: str = "") -> Applied:
+        """The ``knob`` changes applied to built ``tables`` and re-held by the builder's own gates
+        (`tier2.packs.knobs.apply_knob_changes`); ``brief``: the game's brief, which seeds a new level's layout."""
+        return apply_knob_changes(self.id, self.spec.adjust, self.module("builder"), tables, changes, brief)
 
     def schema(self, table: str) -> dict[str, Any]:
         return dict(json.loads((self.schemas_dir / table.replace(".json", ".schema.json")).read_text()))
@@ -197,7 +213,31 @@ def _load_one(root: Path, pack_id: str) -> Genre:
             raise PackError(f"genre {spec.id}: template lacks data/{table}")
         if not (genre.schemas_dir / table.replace(".json", ".schema.json")).is_file():
             raise PackError(f"genre {spec.id}: no schema for {table} in {genre.schemas_dir}")
+    _check_knobs(genre)
     return genre
+
+
+def _check_knobs(genre: Genre) -> None:
+    """Every knob names a table of the genre and a path its template's table has (a number, or a list for a
+    ``count_of`` knob); ids are unique."""
+    seen: set[str] = set()
+    for knob in genre.spec.adjust:
+        where = f"genre {genre.id}: adjust {knob.id}"
+        if knob.id in seen:
+            raise PackError(f"{where}: duplicate knob id")
+        seen.add(knob.id)
+        if knob.table not in genre.spec.data_tables:
+            raise PackError(f"{where}: {knob.table} is not one of its data tables")
+        data = json.loads((genre.template_dir / "data" / knob.table).read_text())
+        try:
+            found = path_values(data, knob.path)
+        except KeyError as exc:
+            raise PackError(f"{where}: template data/{knob.table} has no {exc.args[0]}") from exc
+        want = list if knob.count_of else (int, float)
+        bad = [at for at, v in found if not isinstance(v, want) or isinstance(v, bool)]
+        if not found or bad:
+            raise PackError(f"{where}: {knob.path} is not {'a list' if knob.count_of else 'a number'} in the "
+                            f"template's data/{knob.table}")
 
 
 def load_genres(genres_dir: Path, pack_id: str) -> dict[str, Genre]:

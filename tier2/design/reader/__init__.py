@@ -14,7 +14,8 @@ French...) gets language ``unreadable``, no genre and no items, with the reason.
 
 Modules: `types` (`Reading`, `ContentItem`, the kinds), `common` (the limits, the frames data, shared helpers),
 `genre` (scoring the cues, the decision), `english` and `chinese` (each language's content items); this module
-reads a brief with them (`read_brief`).
+reads a brief with them (`read_brief`). `followup` (with `followup_words`) reads a follow-up in a thread into typed
+changes of the built game (`read_follow_up`: `FollowUp`, `Change`, `Unbuildable`, `Contradiction`, `Span`).
 """
 
 from __future__ import annotations
@@ -24,12 +25,24 @@ from collections.abc import Collection
 from tier2.design.reader.chinese import _zh_items
 from tier2.design.reader.common import MAX_READ, MIN_SCORE, _frames, _inside, _norm
 from tier2.design.reader.english import _en_items
+from tier2.design.reader.followup import read_follow_up
 from tier2.design.reader.genre import _decide, _score
-from tier2.design.reader.types import CONTENT_KINDS, ENTITY_KINDS, ContentItem, GenreCues, Reading
+from tier2.design.reader.types import (
+    CONTENT_KINDS,
+    ENTITY_KINDS,
+    Change,
+    ContentItem,
+    Contradiction,
+    FollowUp,
+    GenreCues,
+    Reading,
+    Span,
+    Unbuildable,
+)
 from tier2.lexis import category, detect_language, en_tokens, injection_spans, lemma, zh_tokens
 
-__all__ = ["CONTENT_KINDS", "ENTITY_KINDS", "MAX_READ", "MIN_SCORE", "ContentItem", "GenreCues", "Reading",
-           "read_brief"]
+__all__ = ["CONTENT_KINDS", "ENTITY_KINDS", "MAX_READ", "MIN_SCORE", "Change", "ContentItem", "Contradiction",
+           "FollowUp", "GenreCues", "Reading", "Span", "Unbuildable", "read_brief", "read_follow_up"]
 
 
 def read_brief(brief: str, cues: GenreCues, buildable: Collection[str]) -> Reading:

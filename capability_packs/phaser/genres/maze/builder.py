@@ -33,7 +33,8 @@ from tier2.validators.builder_gates import genre_at, hold
 
 from . import checks, mazelib, probe
 
-__all__ = ["TABLE_NAMES", "build_tables", "carve", "contrast", "legible_palette", "load_lexicon"]
+__all__ = ["TABLE_NAMES", "adjust_count", "build_tables", "carve", "contrast", "hold_tables", "legible_palette",
+           "load_lexicon"]
 
 TABLE_NAMES = ("theme.json", "mazes.json", "rules.json")
 Cell = tuple[int, int]
@@ -180,6 +181,19 @@ def _maze(rng: random.Random, size: tuple[int, int], plan: dict[str, Any], name:
     return maze
 
 
+def _level(rng: random.Random, plan: dict[str, Any], i: int, place: str, rules: dict[str, Any]) -> dict[str, Any]:
+    """Maze ``i`` (0-based): the first of 12 carvings that passes checks.py and the probe's wins (else the last one:
+    `hold` then refuses the tables)."""
+    w0, h0 = plan["size"]
+    size = (w0 + 2 * rng.randint(0, 1) + 2 * i, h0 + 2 * rng.randint(0, 1))
+    for _ in range(12):
+        maze = _maze(rng, size, plan, place, rules["enemy_step_ms"], checks_pace())
+        single = {"mazes.json": {"mazes": [maze]}, "rules.json": rules}
+        if all(r["passed"] for r in checks.check_tables(single)) and _probe_wins(single):
+            break
+    return maze
+
+
 def _spread(spots: list[Cell], k: int, taken: list[Cell], preferred: int) -> list[Cell]:
     """``k`` of ``spots`` far apart: each next one the farthest (Manhattan) from those taken, dead ends (the first
     ``preferred`` spots) before open floor."""
@@ -259,16 +273,7 @@ def build_tables(brief: str) -> dict[str, Any]:
              "enemy_step_ms": step_ms, "move_repeat_delay_ms": 220, "move_repeat_ms": 110}
     places = rng.sample(dom["places"], plan["mazes"][1])
     count = rng.randint(*plan["mazes"])
-    w0, h0 = plan["size"]
-    mazes = []
-    for i in range(count):
-        size = (w0 + 2 * rng.randint(0, 1) + 2 * i, h0 + 2 * rng.randint(0, 1))
-        for _ in range(12):
-            maze = _maze(rng, size, plan, places[i], step_ms, checks_pace())
-            single = {"mazes.json": {"mazes": [maze]}, "rules.json": rules}
-            if all(r["passed"] for r in checks.check_tables(single)) and _probe_wins(single):
-                break
-        mazes.append(maze)
+    mazes = [_level(rng, plan, i, places[i], rules) for i in range(count)]
     hue = dom["hue"] if dom["hue"] is not None else hash_hue(brief)
     gem = _gem_name(brief, dom, rng)
     hazard, enemy = rng.choice(dom["hazard"]), rng.choice(dom["enemy"])
@@ -302,3 +307,32 @@ def _plays(tables: dict[str, Any]) -> list[str]:
 def checks_pace() -> int:
     """The human pace the time limits are set from (checks.HUMAN_MS_PER_MOVE)."""
     return int(checks.HUMAN_MS_PER_MOVE)
+
+
+def hold_tables(tables: dict[str, Any]) -> dict[str, Any]:
+    """``tables`` as they are (a follow-up's changed numbers: no other candidate is tried, so nothing the change asked
+    for is undone) if they pass the gates `build_tables` holds; `GatesNotHeld` otherwise (`tier2.packs.knobs`)."""
+    return dict(hold(genre_at(Path(__file__).parent), [tables], extra=_plays))
+
+
+def adjust_count(tables: dict[str, Any], knob_id: str, n: int, brief: str) -> dict[str, Any]:
+    """The ``mazes`` knob (genre.yaml ``adjust:``): the first ``n`` mazes kept, or new ones carved after them the way
+    `build_tables` carves one (the brief's setting and difficulty, the tables' rules; an RNG seeded with the brief and
+    the maze's index: deterministic). The caller re-holds the result (`hold_tables`)."""
+    if knob_id != "mazes":
+        raise ValueError(f"the maze builder has no count knob {knob_id!r}")
+    out = {**tables, "mazes.json": {**tables["mazes.json"], "mazes": list(tables["mazes.json"]["mazes"])}}
+    mazes = out["mazes.json"]["mazes"]
+    if n <= len(mazes):
+        del mazes[n:]
+        return out
+    _name, dom = _domain(brief)
+    plan = _PLAN[difficulty(brief)]
+    taken = {m["name"] for m in mazes}
+    for i in range(len(mazes), n):
+        rng = seeded(brief, f"maze {i + 1}")
+        place = next((p for p in dom["places"] if p not in taken), f"Maze {i + 1}")
+        taken.add(place)
+        mazes.append(_level(rng, plan, i, place, out["rules.json"]))
+    return out
+

@@ -35,7 +35,7 @@ from tier2.validators.builder_gates import genre_at, hold
 
 from . import checks, routes, sim
 
-__all__ = ["MIRROR", "TABLE_NAMES", "build_tables", "load_lexicon"]
+__all__ = ["MIRROR", "TABLE_NAMES", "adjust_count", "build_tables", "hold_tables", "load_lexicon"]
 
 TABLE_NAMES = ("theme.json", "levels.json", "physics.json")
 HEIGHT = 600
@@ -176,18 +176,20 @@ def _levels(rng: random.Random, diff: str, phys: dict[str, Any], names: list[str
     n = rng.randint(*d["levels"])
     rules = {"lives": d["lives"], "coin_score": rng.choice((5, 10, 10, 25, 50)),
              "exit_score": 50 * rng.randint(2, 10), "time_bonus_per_s": rng.randint(1, 5), "coin_radius": 10}
-    levels: list[dict[str, Any]] = []
-    for i in range(n):
-        width = rng.randint(*d["width"]) + 150 * i
-        for _attempt in range(30):
-            lv = _Layout(rng, diff, phys, routes).build(width, i, names[i], 1 / phys["run_speed"])
-            trial = {**rules, "levels": [lv]}
-            if all(r["passed"] for r in checks.check_tables({"levels.json": trial, "physics.json": phys})):
-                levels.append(lv)
-                break
-        else:  # pragma: no cover - the layout keeps well inside the jump, so this never happens in practice
-            raise RuntimeError(f"platformer builder: no solvable layout for level {i + 1}")
+    levels = [_level(rng, diff, phys, rules, i, names[i]) for i in range(n)]
     return {**rules, "levels": levels}
+
+
+def _level(rng: random.Random, diff: str, phys: dict[str, Any], rules: dict[str, Any], i: int,
+           name: str) -> dict[str, Any]:
+    """Level ``i`` (0-based) laid out under ``phys``: the first of 30 layouts that passes `checks.check_tables`."""
+    width = rng.randint(*_DIFF[diff]["width"]) + 150 * i
+    for _attempt in range(30):
+        lv = _Layout(rng, diff, phys, routes).build(width, i, name, 1 / phys["run_speed"])
+        trial = {**rules, "levels": [lv]}
+        if all(r["passed"] for r in checks.check_tables({"levels.json": trial, "physics.json": phys})):
+            return lv
+    raise ValueError(f"no solvable layout for level {i + 1} under these physics")
 
 
 def _names(lex: dict[str, Any], setting: dict[str, Any], rng: random.Random, n: int) -> list[str]:
@@ -270,3 +272,34 @@ def build_tables(brief: str) -> dict[str, Any]:
 
 #: the platformer's rules in Python, on which `hold` plays the latch split (docs/genre-kit.md, "builder.py")
 MIRROR = sim.Play
+
+
+def hold_tables(tables: dict[str, Any]) -> dict[str, Any]:
+    """``tables`` as they are (a follow-up's changed numbers: no other candidate is tried, so nothing the change asked
+    for is undone) if they pass the gates `build_tables` holds; `GatesNotHeld` otherwise (`tier2.packs.knobs`)."""
+    return dict(hold(genre_at(Path(__file__).parent), [tables], MIRROR))
+
+
+def adjust_count(tables: dict[str, Any], knob_id: str, n: int, brief: str) -> dict[str, Any]:
+    """The ``levels`` knob (genre.yaml ``adjust:``): the first ``n`` levels kept, or new ones laid out after them the
+    way `build_tables` lays one out (the brief's setting and difficulty, the tables' physics and rules; an RNG seeded
+    with the brief and the level's index: deterministic). The caller re-holds the result (`hold_tables`)."""
+    if knob_id != "levels":
+        raise ValueError(f"the platformer builder has no count knob {knob_id!r}")
+    out = copy.deepcopy(tables)
+    lv_table = out["levels.json"]
+    levels = lv_table["levels"]
+    if n <= len(levels):
+        lv_table["levels"] = levels[:n]
+        return out
+    lex = load_lexicon()
+    setting = lex["settings"][_setting(brief_words(brief), lex)]
+    rules = {k: v for k, v in lv_table.items() if k != "levels"}
+    taken = {lv["name"] for lv in levels}
+    for i in range(len(levels), n):
+        rng = seeded(brief, f"platformer level {i + 1}")
+        name = next((x for x in _names(lex, setting, rng, 9) if x not in taken), f"Level {i + 1}")
+        taken.add(name)
+        levels.append(_level(rng, difficulty(brief), out["physics.json"], rules, i, name))
+    return out
+

@@ -33,7 +33,7 @@ from tier2.validators.builder_gates import genre_at, hold
 from . import probe, rules
 
 __all__ = ["DIFFICULTY", "MAX_TARGET_STEPS", "MIRROR", "TABLE_NAMES", "WIN_ACTION_BUDGET", "build_tables",
-           "load_lexicon", "pick_set"]
+           "hold_tables", "load_lexicon", "pick_set"]
 
 TABLE_NAMES = ("theme.json", "board.json", "goals.json")
 SHAPES = ("circle", "diamond", "square", "triangle", "hexagon", "star", "ring", "cross")
@@ -142,3 +142,9 @@ def _candidates(tables: dict[str, Any]) -> Any:
         target = int(goals["target_score"] * (1 - 0.1 * k))
         if target >= 1:
             yield {**tables, "goals.json": {**goals, "target_score": target}}
+
+
+def hold_tables(tables: dict[str, Any]) -> dict[str, Any]:
+    """``tables`` as they are (a follow-up's changed numbers: no other candidate is tried, so nothing the change asked
+    for is undone) if they pass the gates `build_tables` holds; `GatesNotHeld` otherwise (`tier2.packs.knobs`)."""
+    return dict(hold(genre_at(Path(__file__).parent), [tables], MIRROR))

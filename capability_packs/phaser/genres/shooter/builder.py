@@ -37,7 +37,8 @@ from tier2.validators.builder_gates import genre_at, hold
 
 from . import checks
 
-__all__ = ["MAX_EXTRA_ENEMIES", "PROFILES", "TABLE_NAMES", "build_tables", "detect_domain", "load_lexicon"]
+__all__ = ["MAX_EXTRA_ENEMIES", "PROFILES", "TABLE_NAMES", "adjust_count", "build_tables", "detect_domain",
+           "hold_tables", "load_lexicon"]
 
 TABLE_NAMES = ("theme.json", "player.json", "enemies.json", "waves.json")
 
@@ -229,3 +230,39 @@ def _candidates(tables: dict[str, Any]) -> Any:
         spawn["count"] += extra
         _space(grown)
         yield grown
+
+
+def hold_tables(tables: dict[str, Any]) -> dict[str, Any]:
+    """``tables`` as they are (a follow-up's changed numbers: no other candidate is tried, so nothing the change asked
+    for is undone) if they pass the gates `build_tables` holds; `GatesNotHeld` otherwise (`tier2.packs.knobs`)."""
+    return dict(hold(genre_at(Path(__file__).parent), [tables]))
+
+
+def adjust_count(tables: dict[str, Any], knob_id: str, n: int, brief: str) -> dict[str, Any]:
+    """The ``waves`` knob (genre.yaml ``adjust:``): fewer waves keep the first ``n - 1`` and the finale (the last
+    wave mixes every enemy type); more waves add, before the finale, copies of the wave before it with one more enemy
+    per spawn each time, bonuses rising as `build_tables` sets them, then spaced as it spaces them (`_space`).
+    Deterministic; ``brief`` is not needed. The caller re-holds the result (`hold_tables`)."""
+    if knob_id != "waves":
+        raise ValueError(f"the shooter builder has no count knob {knob_id!r}")
+    out = copy.deepcopy(tables)
+    waves = out["waves.json"]["waves"]
+    if n < len(waves):
+        out["waves.json"]["waves"] = waves = [*waves[: n - 1], waves[-1]] if n > 1 else waves[-1:]
+    else:
+        base = waves[-2] if len(waves) > 1 else waves[-1]
+        for k in range(n - len(waves)):
+            extra = copy.deepcopy(base)
+            extra["name"] = f"{base['name'][:19]} {_ROMAN[min(k, len(_ROMAN) - 1)]}"
+            for spawn in extra["spawns"]:
+                spawn["count"] = min(40, spawn["count"] + k + 1)
+            waves.insert(len(waves) - 1, extra)
+    step = waves[0]["bonus"] if waves[0]["bonus"] > 0 else 50
+    for k, wave in enumerate(waves):
+        wave["bonus"] = step * (k + 1)
+    _space(out)
+    return out
+
+
+_ROMAN = ("II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
+

@@ -32,8 +32,8 @@ from tier2.validators.builder_gates import genre_at, hold
 
 from . import sim
 
-__all__ = ["MAX_START_RAISE", "MIRROR", "ORDER_PACE_MS", "TABLE_NAMES", "build_tables", "derive_game", "load_lexicon",
-           "normalise_brief", "order_cost", "validate_tables"]
+__all__ = ["MAX_START_RAISE", "MIRROR", "ORDER_PACE_MS", "TABLE_NAMES", "build_tables", "derive_game",
+           "hold_tables", "load_lexicon", "normalise_brief", "order_cost", "validate_tables"]
 
 TABLE_NAMES = ("theme.json", "items.json", "recipes.json", "orders.json", "prices.json", "economy.json")
 ORDER_PACE_MS = 2500  # assumed play time per delivered order when checking that the goal is reachable
@@ -391,3 +391,9 @@ def build_tables(brief: str) -> dict[str, Any]:
     split played on the rules' mirror (`sim.Play`) by the genre probe; `GatesNotHeld` when none does."""
     return dict(hold(genre_at(Path(__file__).parent), _candidates(derive_game(brief)), MIRROR,
                      extra=validate_tables))
+
+
+def hold_tables(tables: dict[str, Any]) -> dict[str, Any]:
+    """``tables`` as they are (a follow-up's changed numbers: no other candidate is tried, so nothing the change asked
+    for is undone) if they pass the gates `build_tables` holds; `GatesNotHeld` otherwise (`tier2.packs.knobs`)."""
+    return dict(hold(genre_at(Path(__file__).parent), [tables], MIRROR, extra=validate_tables))
