@@ -98,7 +98,9 @@ async def test_the_goal_versions_and_one_version_with_its_diff(service: Service)
     v2 = two.json()
     assert v2["goal"] == {"version": 2, "text": "same game, snowy theme", "author": "user"}
     assert v2["diff"]["requirements"]["changed"] == [{"id": "R3", "text": "customers wait 20 s",
-                                                      "was": "customers wait 10 s"}]
+                                                      "was": "customers wait 10 s", "fields": ["predicate", "text"]}]
+    assert v2["diff"]["requirements"]["added"] == [{"id": "R12", "text": "snow everywhere 2", "was": None,
+                                                    "fields": []}]
     assert v2["diff"]["invalidated"] == {"design.assets": "goal v2: theme → snow", "req.R3": "input spec:R3 changed"}
     assert v2["diff"]["reused"] == ["design.economy", "req.R1"]
     assert v2["metrics"]["local_replan_ratio"] == 0.6 and v2["plan"]["nodes"]["req.R3"]["status"] == "verified"
@@ -162,7 +164,8 @@ async def test_the_cli_prints_the_versions_and_one_versions_diff(service: Servic
     listed, v2 = await asyncio.to_thread(read, 2)
     text = "\n".join(plan_lines(listed, v2))
     assert "goal v2 (user): same game, snowy theme" in text
-    assert "+ R12  snow everywhere 2" in text and "~ R3  customers wait 20 s  (was: customers wait 10 s)" in text
+    assert "+ R12  snow everywhere 2" in text
+    assert "~ R3  customers wait 20 s  (was: customers wait 10 s; changed: predicate, text)" in text
     assert "- R2  requirement 2" in text and "design.assets: goal v2: theme → snow" in text
     assert "reused (2): design.economy, req.R1" in text and "local_replan_ratio 0.6" in text
     assert "end: delivered — delivered: every requirement verified" in text

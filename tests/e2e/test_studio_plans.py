@@ -92,7 +92,7 @@ async def test_the_run_page_shows_goal_versions_diffs_and_the_writers_tasks(stud
                      "v2 · user · same game, snowy theme · running"]
     assert "goal v2 (user): same game, snowy theme" in await page.text_content("#plan-goal")
     changed = await page.text_content("#plan-diff li[data-change=changed][data-req=R3]")
-    assert "customers wait 20 s" in changed and "(was: customers wait 10 s)" in changed
+    assert "customers wait 20 s" in changed and "(was: customers wait 10 s; changed: predicate, text)" in changed
     assert await page.locator("#plan-diff li[data-change=added][data-req=R12]").count() == 1
     assert await page.locator("#plan-diff li[data-change=removed][data-req=R2]").count() == 1
     assert "goal v2: theme → snow" in await page.text_content("#plan-invalidated li[data-node='design.assets']")

@@ -37,7 +37,8 @@ def _version_lines(doc: dict[str, Any]) -> list[str]:
              "requirements:"]
     for sign, key in (("+", "added"), ("~", "changed"), ("-", "removed")):
         for r in req.get(key) or []:
-            was = f"  (was: {r.get('was')})" if key == "changed" and r.get("was") is not None else ""
+            what = f"; changed: {', '.join(r['fields'])}" if key == "changed" and r.get("fields") else ""
+            was = f"  (was: {r.get('was')}{what})" if key == "changed" and r.get("was") is not None else ""
             lines.append(f"  {sign} {r.get('id')}  {r.get('text', '')}{was}")
     if not any(req.get(k) for k in ("added", "changed", "removed")):
         lines.append("  (unchanged)")

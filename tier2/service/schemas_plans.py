@@ -33,6 +33,8 @@ class RequirementChangeView(_Out):
     id: str
     text: str = ""
     was: str | None = Field(default=None, description="a changed requirement: its text before")
+    fields: list[str] = Field(default_factory=list, description="a changed requirement: the fields that changed "
+                              "(``text``, ``predicate``...)")
 
 
 class RequirementsDiffView(_Out):

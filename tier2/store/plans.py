@@ -63,6 +63,7 @@ class RequirementChange(_Open):
     id: str
     text: str = ""
     was: str | None = None  # a changed requirement: its previous text
+    fields: list[str] = Field(default_factory=list)  # a changed requirement: which fields changed
 
 
 class RequirementsDiff(_Open):

@@ -23,8 +23,8 @@ export function renderPlanVersion(el, doc) {
   const req = diff.requirements || {};
   const changes = ['added', 'changed', 'removed'].flatMap((kind) => (req[kind] || []).map((r) => h('li',
     { dataset: { change: kind, req: r.id } }, `${SIGNS[kind]} ${r.id} `, r.text || '',
-    kind === 'changed' && r.was !== null && r.was !== undefined ? h('span', { class: 'muted' }, ` (was: ${r.was})`)
-      : null)));
+    kind === 'changed' && r.was !== null && r.was !== undefined ? h('span', { class: 'muted' }, ` (was: ${r.was}`,
+      (r.fields || []).length ? `; changed: ${r.fields.join(', ')}` : '', ')') : null)));
   const invalidated = Object.entries(diff.invalidated || {});
   const nodes = Object.entries((doc.plan && doc.plan.nodes) || {});
   const end = doc.end;
