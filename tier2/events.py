@@ -30,6 +30,9 @@ __all__ = [
     "ContextCompressed",
     "CompanionCalled",
     "DocsHint",
+    "GoalVersioned",
+    "WriterTask",
+    "WriterTasks",
     "Tier2Event",
     "EVENT_ADAPTER",
     "TERMINAL_STATUSES",
@@ -218,10 +221,41 @@ class DocsHint(_Event):
     sections: list[str] = Field(default_factory=list)  # the section ids appended
 
 
+class GoalVersioned(_Event):
+    """A follow-up (or the leader, a person editing the design, evidence from a gate) made goal version
+    ``goal_version`` of the thread's project, with its plan diff; the version is stored append-only
+    (`tier2.store.plans`, ``GET /v1/threads/{id}/plan?version=N``). ``diff``: ``requirements`` (``added``,
+    ``changed`` (with ``was``), ``removed``: ``[{id, text}]``), ``invalidated`` (node id → why), ``reused``
+    (node ids kept with no re-run)."""
+
+    type: Literal["goal_versioned"] = "goal_versioned"
+    goal_version: int
+    author: Literal["user", "leader", "person", "evidence"]
+    text: str
+    diff: dict[str, Any] = Field(default_factory=dict)
+
+
+class WriterTask(BaseModel):
+    """One task of the writer's task list (an AgentScope task: ``status`` is its state), linked to plan nodes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    id: str
+    subject: str
+    status: Literal["pending", "in_progress", "completed"]
+    nodes: list[str] = Field(default_factory=list)  # plan node ids (``req.R3``, ``design.assets``)
+
+
+class WriterTasks(_Event):
+    """The writer's whole task list, each time it changes (the latest event is the current list)."""
+
+    type: Literal["writer_tasks"] = "writer_tasks"
+    tasks: list[WriterTask] = Field(default_factory=list)
+
+
 Tier2Event = Annotated[
     RunStarted | PhaseChanged | ModelCalled | ToolStarted | ToolFinished | GateResult | AttemptStarted | CancelRequested
     | RunFinished | PlanChanged | PolicyRefused | CaseHit | CaseRecorded | ContextCompressed | CompanionCalled
-    | DocsHint,
+    | DocsHint | GoalVersioned | WriterTasks,
     Field(discriminator="type"),
 ]
 

@@ -113,6 +113,15 @@ class ServiceClient:
         params += [("kind", kind)] if kind else []
         return dict(self._call("GET", f"/v1/runs/{_segment(run_id)}/trajectory", params=params))
 
+    def thread_plans(self, thread_id: str) -> dict[str, Any]:
+        """The goal versions of the thread's project (``GET /v1/threads/{id}/plans``)."""
+        return dict(self._call("GET", f"/v1/threads/{_segment(thread_id)}/plans"))
+
+    def thread_plan(self, thread_id: str, version: int | None = None) -> dict[str, Any]:
+        """One goal version with its plan diff (None: the newest)."""
+        params = {"version": version} if version is not None else None
+        return dict(self._call("GET", f"/v1/threads/{_segment(thread_id)}/plan", params=params))
+
     def submit(self, body: dict[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
         return dict(self._call("POST", "/v1/runs", json=body, headers=headers))

@@ -1,5 +1,5 @@
 """The service commands of the ``tier2`` command line: ``tier2 submit BRIEF`` and ``tier2 runs
-list|show|events|cancel|delivery``, talking to a running service (`tier2.client.api`).
+list|show|events|cancel|delivery|trajectory|plan``, talking to a running service (`tier2.client.api`).
 
 Output: people get tables, summaries and the live progress display (`tier2.client.display`; plain lines when
 stdout is not a terminal); ``--json`` gives machines the API's JSON as it is — one document, or for ``runs events``
@@ -19,6 +19,7 @@ from typing import Any
 from tier2.client.api import DEFAULT_URL, ServiceClient
 from tier2.client.args import budget_options, non_negative, positive, positive_seconds, read_brief, usd
 from tier2.client.display import ProgressDisplay
+from tier2.client.plans import cmd_plan
 from tier2.client.trajectory import cmd_trajectory
 from tier2.errors import BadInput
 
@@ -304,3 +305,8 @@ def add_service_commands(sub: Any) -> None:
     tr.add_argument("--calls", action="store_true", help="list every call, not only the totals")
     _service_args(tr, "the whole trajectory as JSON, with per-agent totals under \"agents\"")
     tr.set_defaults(fn=cmd_trajectory)
+    pl = rs.add_parser("plan", help="a thread's goal versions and one version's plan diff, nodes, metrics, end")
+    pl.add_argument("thread_id")
+    pl.add_argument("--version", type=positive, metavar="N", help="this goal version (default: the newest)")
+    _service_args(pl, "the API's answer as JSON: the versions, or with --version that version")
+    pl.set_defaults(fn=cmd_plan)

@@ -64,6 +64,8 @@ class RunState:
     plan: dict[str, str] = field(default_factory=dict)
     gates_failed: int = 0
     gates_passed: int = 0
+    #: the writer's task list (`writer_tasks`): task id -> status
+    tasks: dict[str, str] = field(default_factory=dict)
 
 
 class ProgressDisplay:
@@ -160,6 +162,17 @@ class ProgressDisplay:
         if e.type == "plan_changed":
             s.plan[e.node] = e.status
             return None
+        if e.type == "goal_versioned":
+            req = e.diff.get("requirements") or {}
+            counts = " ".join(f"{sign}{len(req.get(k) or [])}" for sign, k in (("+", "added"), ("~", "changed"),
+                                                                               ("-", "removed")))
+            return (f"goal v{e.goal_version} ({e.author}): {e.text[:100]} · requirements {counts} · "
+                    f"{len(e.diff.get('invalidated') or {})} invalidated · {len(e.diff.get('reused') or [])} reused")
+        if e.type == "writer_tasks":
+            s.tasks = {t.id: t.status for t in e.tasks}
+            now = [t.subject for t in e.tasks if t.status == "in_progress"]
+            done = sum(1 for t in e.tasks if t.status == "completed")
+            return f"writer · tasks {done}/{len(e.tasks)} done" + (f" · now: {now[0][:80]}" if now else "")
         if e.type == "case_hit" and e.action == "applied":
             return f"library · {e.fixer} for {e.gate} → {'fixed' if e.fixed else 'not fixed'}"
         if e.type == "context_compressed":
@@ -207,6 +220,8 @@ class ProgressDisplay:
             width = 12
             filled = round(width * done / len(s.plan))
             parts.append(f"[{'#' * filled}{'-' * (width - filled)}] {done}/{len(s.plan)} plan")
+        if s.tasks:
+            parts.append(f"tasks {sum(1 for v in s.tasks.values() if v == 'completed')}/{len(s.tasks)}")
         if s.gates_passed or s.gates_failed:
             parts.append(f"gates {s.gates_passed} pass {s.gates_failed} fail")
         return " · ".join(parts)

@@ -21,7 +21,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from tier2.errors import BadInput
+from tier2.errors import BadInput, NotFound
 from tier2.runs.queries import (
     cancel_run,
     follow_events,
@@ -46,17 +46,22 @@ from tier2.service.schemas import (
     ThreadView,
 )
 from tier2.service.schemas_browse import RunList
+from tier2.service.schemas_plans import PlanList, PlanVersionView
 from tier2.service.text import check_text
 from tier2.service.views import (
     accepted_links,
     mask_for,
     public_delivery,
     public_event,
+    public_plan_list,
+    public_plan_version,
     public_run,
     public_run_summary,
     public_thread,
 )
 from tier2.store.lifecycle import RunStatus
+from tier2.store.plans import PlanVersions
+from tier2.store.records import ThreadRecord
 from tier2.store.run_index import Cursor
 
 __all__ = ["ARTIFACT_HEADERS", "router"]
@@ -129,6 +134,44 @@ async def get_thread(thread_id: str, rt: RuntimeDep, tenant: TenantDep) -> Threa
     found = await thread_details(rt, tenant, thread_id)
     mask = mask_for(rt.settings, found.thread.get("project_dir"))
     return public_thread(found.thread, found.thread_id, found.runs, mask)
+
+
+async def _thread(rt: RuntimeDep, tenant: str, thread_id: str) -> ThreadRecord:
+    """The tenant's thread (`RunStore.get_thread_for`: another tenant's is unknown), or `NotFound`."""
+    thread = await rt.store.get_thread_for(tenant, thread_id)
+    if thread is None:
+        raise NotFound("unknown thread")
+    return thread
+
+
+@router.get("/threads/{thread_id}/plans", response_model=PlanList, responses=error_responses(404, 422))
+async def get_thread_plans(thread_id: str, rt: RuntimeDep, tenant: TenantDep) -> PlanList:
+    """The goal versions of the thread's project, oldest first: each with its author and text, the run that made
+    it, how many requirements it added, changed and removed, how many plan nodes it invalidated and reused, and how
+    it ended. Empty until a run of the thread stored its plan."""
+    thread = await _thread(rt, tenant, thread_id)
+    project_id = thread["project_id"]
+    versions = await PlanVersions(rt.store.r, rt.store.keys).list(project_id)
+    return public_plan_list([v.model_dump() for v in versions], thread_id, project_id,
+                            mask_for(rt.settings, thread.get("project_dir")))
+
+
+@router.get("/threads/{thread_id}/plan", response_model=PlanVersionView, responses=error_responses(404, 422))
+async def get_thread_plan(
+    thread_id: str, rt: RuntimeDep, tenant: TenantDep,
+    version: Annotated[int | None, Query(ge=1, le=1_000_000, description="the goal version (default: the newest)")]
+    = None,
+) -> PlanVersionView:
+    """One goal version of the thread's project (stored append-only: every earlier version stays readable): the
+    goal and every goal so far, the plan diff (requirements added / changed / removed, nodes invalidated and why,
+    nodes reused), the plan's nodes, the plan metrics and the end. 404 for a version that does not exist."""
+    thread = await _thread(rt, tenant, thread_id)
+    record = await PlanVersions(rt.store.r, rt.store.keys).get(thread["project_id"], version)
+    if record is None:
+        raise NotFound(f"no goal version {version} in this thread" if version is not None
+                       else "no plan version in this thread yet")
+    return public_plan_version(record.model_dump(mode="json"), thread_id,
+                               mask_for(rt.settings, thread.get("project_dir")))
 
 
 @router.get("/runs/{run_id}", response_model=RunView, response_model_exclude_unset=True,

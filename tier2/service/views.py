@@ -38,13 +38,14 @@ from tier2.service.schemas import (
     TrajectoryView,
 )
 from tier2.service.schemas_browse import DesignView, ReportView, RunSummary
+from tier2.service.schemas_plans import PlanList, PlanVersionView
 from tier2.settings.loader import REPO_ROOT, Settings
 from tier2.store.records import RunRecord, load_run_record
 from tier2.store.trajectory import CallRecord
 
 __all__ = ["PathMask", "accepted_links", "allowed", "mask_for", "public_attempt", "public_delivery", "public_design",
-           "public_event", "public_project", "public_report", "public_run", "public_run_summary", "public_thread",
-           "public_trajectory", "public_worker", "scrub"]
+           "public_event", "public_plan_list", "public_plan_version", "public_project", "public_report", "public_run",
+           "public_run_summary", "public_thread", "public_trajectory", "public_worker", "scrub"]
 
 M = TypeVar("M", bound=BaseModel)
 _DEFAULT_WORKER = re.compile(r"^.+-\d+-([0-9a-f]{6})$")
@@ -293,3 +294,33 @@ def public_report(run_id: str, path: str, report: Mapping[str, Any], mask: PathM
     data = mask.deep({k: v for k, v in report.items() if k in ("mode", "passed", "gates", "notes", "site",
                                                                 "duration_ms")})
     return allowed(ReportView, {**data, "run_id": run_id, "path": path, "screenshots": shots})
+
+
+_PEOPLE = ("user", "person")
+
+
+def _goal_texts(masked: dict[str, Any], record: Mapping[str, Any]) -> None:
+    """What a person wrote (a user's follow-up, a person's edit) is shown as written, like a run's brief; a goal the
+    leader or evidence wrote stays masked."""
+    pairs = [(record.get("goal"), masked.get("goal")),
+             *zip(record.get("goals") or [], masked.get("goals") or [], strict=False)]
+    for goal, shown in pairs:
+        if isinstance(goal, Mapping) and goal.get("author") in _PEOPLE and isinstance(shown, dict):
+            shown["text"] = goal.get("text")
+
+
+def public_plan_version(record: Mapping[str, Any], thread_id: str, mask: PathMask) -> PlanVersionView:
+    """One stored goal/plan version (`tier2.store.plans`): every string masked (evidence, reasons) except the
+    goal texts people wrote."""
+    masked = mask.deep(dict(record))
+    assert isinstance(masked, dict)
+    _goal_texts(masked, record)
+    return allowed(PlanVersionView, {**masked, "thread_id": thread_id})
+
+
+def public_plan_list(summaries: list[Mapping[str, Any]], thread_id: str, project_id: str,
+                     mask: PathMask) -> PlanList:
+    """The goal versions of a thread's project (`PlanVersions.list`): a leader's or evidence's text masked."""
+    shown = [{**mask.deep(dict(s)), **({"text": s.get("text")} if s.get("author") in _PEOPLE else {})}
+             for s in summaries]
+    return allowed(PlanList, {"thread_id": thread_id, "project_id": project_id, "versions": shown})

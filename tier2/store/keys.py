@@ -69,6 +69,19 @@ class Keys:
         """The run currently writing this project (one writer per workspace)."""
         return f"{self.prefix}:project:{project_id}:active"
 
+    def project_plans(self, project_id: str) -> str:
+        """Append-only list of the project's goal/plan version records, oldest first (JSON, `store.plans`)."""
+        return f"{self.prefix}:project:{project_id}:plans"
+
+    def project_plans_index(self, project_id: str) -> str:
+        """``<goal_version> <plan_version> <seq> <summary JSON>`` per entry of `project_plans`, in lockstep with it:
+        the version rules, the compaction and the listing read this, never the (large) records."""
+        return f"{self.prefix}:project:{project_id}:plans:index"
+
+    def project_plans_seq(self, project_id: str) -> str:
+        """Counter: the number of plan version entries ever appended to the project (an entry's ``seq``)."""
+        return f"{self.prefix}:project:{project_id}:plans:seq"
+
     # --- dispatch, leases and fencing (durable run platform) ---
 
     def dispatch(self) -> str:

@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from tier2.app import build_app
-from tier2.service import schemas, schemas_browse
+from tier2.service import schemas, schemas_browse, schemas_plans
 from tier2.settings.loader import Settings
 
 ERROR_REF = "#/components/schemas/ErrorBody"
@@ -33,7 +33,7 @@ def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_v1_operation_documents_a_success_schema(spec: dict[str, Any]) -> None:
     ops = _operations(spec)
-    assert len(ops) == 17, [f"{m} {p}" for m, p, _ in ops]
+    assert len(ops) == 19, [f"{m} {p}" for m, p, _ in ops]
     for method, path, op in ops:
         ok = {status: r for status, r in op["responses"].items() if status.startswith("2")}
         assert len(ok) == 1, (method, path, list(op["responses"]))
@@ -76,7 +76,7 @@ def test_media_types_of_the_stream_and_the_artifacts(spec: dict[str, Any]) -> No
 
 def _response_models() -> list[type[BaseModel]]:
     requests = {schemas.RunCreate, schemas.ProjectImport}
-    return [m for module in (schemas, schemas_browse) for m in vars(module).values()
+    return [m for module in (schemas, schemas_browse, schemas_plans) for m in vars(module).values()
             if isinstance(m, type) and issubclass(m, BaseModel) and m.__module__ == module.__name__
             and m not in requests and not m.__name__.startswith("_")]
 

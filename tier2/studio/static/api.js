@@ -8,7 +8,7 @@ const KEY = 'tier2.studio.apiKey';
 export const EVENT_TYPES = [
   'run_started', 'phase_changed', 'model_called', 'tool_started', 'tool_finished', 'gate_result',
   'attempt_started', 'cancel_requested', 'run_finished', 'plan_changed', 'policy_refused', 'case_hit',
-  'case_recorded', 'context_compressed', 'companion_called', 'docs_hint',
+  'case_recorded', 'context_compressed', 'companion_called', 'docs_hint', 'goal_versioned', 'writer_tasks',
 ];
 export const TERMINAL = ['delivered', 'failed', 'stopped'];
 

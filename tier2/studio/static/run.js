@@ -1,10 +1,12 @@
-// The run page (#/runs/<id>): the live event timeline, phase and plan progress, cost and budget, the design as it
-// lands, every gate verdict with its evidence and screenshots, the game in a sandboxed iframe; cancel, follow-up.
+// The run page (#/runs/<id>): the live event timeline, phase and plan progress, the thread's goal versions and plan
+// diffs, the writer's tasks, cost and budget, the design as it lands, every gate verdict with its evidence and
+// screenshots, the game in a sandboxed iframe; cancel, follow-up.
 import { RunStream, TERMINAL, get, post } from './api.js';
 import { age, badge, clear, h } from './dom.js';
 import {
   eventRow, renderCost, renderDesign, renderGates, renderPhases, renderPlan, renderShots,
 } from './runparts.js';
+import { planVersions, renderWriterTasks } from './plans.js';
 
 function throttle(fn, ms) {
   let timer = null;
@@ -36,6 +38,8 @@ export function runView(ctx, runId) {
   const design = el('div', 'design');
   const play = el('div', 'play');
   const follow = el('div', 'follow-up-box');
+  const tasks = el('div', 'writer-tasks');
+  let versions = null; // the thread's goal versions (plans.js), once the run's thread is known
   const planNodes = {};
   let record = null;
   let stream = null;
@@ -70,6 +74,8 @@ export function runView(ctx, runId) {
   const refreshRecord = throttle(async () => {
     try { showRecord(await get(base)); } catch (err) { failed(err); }
   }, 1500);
+
+  const refreshPlans = throttle(async () => { if (versions) await versions.refresh(); }, 1500);
 
   const refreshDesign = throttle(async () => {
     try {
@@ -127,7 +133,9 @@ export function runView(ctx, runId) {
       if (d.node.startsWith('design.')) refreshDesign();
     }
     if (ev.type === 'gate_result') refreshGates();
-    if (ev.type === 'run_finished') { refreshDesign(); refreshGates(); }
+    if (ev.type === 'goal_versioned') refreshPlans();
+    if (ev.type === 'writer_tasks') renderWriterTasks(tasks, d.tasks);
+    if (ev.type === 'run_finished') { refreshDesign(); refreshGates(); refreshPlans(); }
     refreshRecord();
   }
 
@@ -200,18 +208,24 @@ export function runView(ctx, runId) {
       return;
     }
     if (!alive) return;
+    versions = run.thread_id ? planVersions(run.thread_id, run.run_id, failed) : null;
+    renderWriterTasks(tasks, []);
     clear(ctx.view,
       h('section', { class: 'card' },
         h('div', { class: 'bar' }, h('h2', { id: 'run-brief' }, run.brief), cancel),
         h('p', {}, status, ' phase ', phase), meta),
       h('div', { class: 'grid' },
         card('Progress', phases, plan), card('Cost and budget', cost)),
+      h('div', { class: 'grid' },
+        card('Plan versions', versions ? versions.el : h('p', { class: 'muted' }, 'This run has no thread.')),
+        card('Writer tasks', tasks)),
       card('Timeline', streamState, h('div', { class: 'timeline' }, h('table', { id: 'events', class: 'events' },
         h('thead', {}, h('tr', {}, ['#', 'time', 'event', ''].map((c) => h('th', {}, c)))), events))),
       card('Gates', gates, shots), card('Play', play), card('Design', design), card('Follow-up', follow));
     showRecord(run);
     refreshDesign();
     refreshGates();
+    refreshPlans();
     stream = new RunStream(runId, onEvent, onState);
     stream.start();
   })();

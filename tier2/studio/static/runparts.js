@@ -29,6 +29,15 @@ const SUMMARY = {
     + ` · ${d.model_calls} model call(s)` + (d.cost_usd !== null && d.cost_usd !== undefined
       ? ` · $${Number(d.cost_usd).toFixed(4)}` : ''),
   docs_hint: (d) => `engine docs for ${(d.mentions || []).join(', ')}: ${(d.sections || []).join(', ')}`,
+  goal_versioned: (d) => {
+    const req = (d.diff && d.diff.requirements) || {};
+    const n = (k) => (req[k] || []).length;
+    return `goal v${d.goal_version} (${d.author}): ${d.text} · requirements +${n('added')} ~${n('changed')} `
+      + `-${n('removed')} · ${Object.keys((d.diff && d.diff.invalidated) || {}).length} invalidated · `
+      + `${((d.diff && d.diff.reused) || []).length} reused`;
+  },
+  writer_tasks: (d) => `writer tasks: ${(d.tasks || []).filter((t) => t.status === 'completed').length}`
+    + `/${(d.tasks || []).length} done`,
 };
 
 export function eventRow(ev) {
