@@ -244,7 +244,7 @@ def apply_knob_changes(genre_id: str, knobs: Iterable[Knob], builder: ModuleType
             edits.append(KnobEdit(knob.id, knob.table, knob.path, old, int(new)))
             continue
         for at, old in current:
-            if knob.off is not None and old == knob.off and ch.direction in ("up", "down"):
+            if "[*]" in knob.path and knob.off is not None and old == knob.off and ch.direction in ("up", "down"):
                 continue  # "enemies fire faster" leaves an enemy that never fires as it is
             new, clamp = _clamped(knob, _target(knob, float(old), ch.direction, ch.value), at)
             clamps += [clamp] if clamp else []
