@@ -181,7 +181,7 @@ def _read_clause(src: str, a: int, b: int, lang: str, genre: GenreLike, pack: Pa
         acc.uninterpreted.append(Span(a, b, clause))
         return
     asks = find(src, a, b, lang, toks, word_list(lang, "ask")) or dirs or offs
-    known = _known(clause, lang, toks, genre, pack)
+    known = _known(src, a, b, lang, toks, genre, pack)
     if asks and known:
         unbuildable(f"the {genre.id} game has no behaviour or number for {known}: its template cannot do this "
                     f"(it can change: {', '.join(options)})")
@@ -262,8 +262,8 @@ def _knob_change(knob: KnobLike, direction: str, value: float | None, span: tupl
 
 
 def _theme(src: str, a: int, b: int, lang: str, toks: Sequence[Token], knob_made: bool) -> str | None:
-    """The theme a clause names (its theme words, or the setting/tone the brief reader finds), None if none; a theme
-    marker alone ("a new look") is a new theme with no name ("")."""
+    """The theme a clause names (its theme words, or the setting/tone the brief reader finds), None if none (a theme
+    marker alone, "a new look", names none: the clause stays uninterpreted)."""
     words = find(src, a, b, lang, toks, word_list(lang, "theme_words"))
     markers = find(src, a, b, lang, toks, word_list(lang, "theme_markers"))
     clause = src[a:b]
@@ -272,30 +272,33 @@ def _theme(src: str, a: int, b: int, lang: str, toks: Sequence[Token], knob_made
     else:
         items, _ = _en_items(clause, list(en_tokens(clause)), [], frozenset())
     setting = [i for i in items if i.kind in ("setting", "tone")]
-    if not words and not markers and (knob_made or not setting):
-        return None
     if words:
         lo, hi = min(h.start for h in words), max(h.end for h in words)
         return src[lo:hi].strip()
-    if setting:
+    if setting and (markers or not knob_made):
         return setting[0].term if lang == "en" else setting[0].name
-    return ""
+    return None
 
 
-def _known(clause: str, lang: str, toks: Sequence[Token], genre: GenreLike, pack: PackLike) -> str:
-    """The thing of a clause the reader knows (a noun or mechanic verb of its word lists, another genre's cue), as
-    written; "" when none."""
+def _known(src: str, a: int, b: int, lang: str, toks: Sequence[Token], genre: GenreLike, pack: PackLike) -> str:
+    """The thing of a clause the reader knows — another genre's cue or knob noun ("lives" in a game with none), a
+    noun or mechanic verb of its word lists — as written; "" when none."""
+    clause = src[a:b]
     cues = {g: c for g, c in pack.genre_cues().items() if g != genre.id}
     scores, words = _score(list(toks), clause, lang, cues)
     if scores:
         best = max(scores, key=lambda g: scores[g])
         return ", ".join(words[best][:3])
+    others = {n for g, other in pack.genres.items() if g != genre.id for k in getattr(other, "adjust", ())
+              for n in (k.nouns_zh if lang == "zh" else k.nouns)}
+    hits = find(src, a, b, lang, toks, others)
+    if hits:
+        return ", ".join(h.word for h in hits)
     mech = set(map(str, _frames()["zh"]["mechanic"])) if lang == "zh" else _en_sets()["mechanic"]
     for t in toks:
         if (t.lemma in mech if lang == "en" else t.text in mech or understood_zh(t)) or \
                 category(t.lemma if lang == "en" else t.text, lang):
-            start = t.start - toks[0].start
-            return clause[start:].strip()
+            return src[t.start:b].strip()
     return ""
 
 
