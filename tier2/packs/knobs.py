@@ -50,8 +50,8 @@ class Knob(BaseModel):
     inverse: bool = False
     #: the direction of the number that makes the game harder ("harder"/"easier" move the knobs that have one)
     difficulty: Literal["up", "down"] | None = None
-    #: what kind of comparative moves it: ``amount`` (more/fewer, higher/lower), ``duration`` (longer/shorter, and
-    #: the amount words), ``speed`` (faster/slower only)
+    #: what kind of comparative moves it: ``amount`` (more/fewer, higher/lower; bigger/smaller unless a count),
+    #: ``duration`` (longer/shorter, and the amount words), ``speed`` (faster/slower only)
     sense: Literal["amount", "duration", "speed"] = "amount"
 
     @model_validator(mode="before")

@@ -60,6 +60,11 @@ CASES: list[tuple[str, str, dict[str, list[str]]]] = [
     ("maze", "2 minutes per maze, and something about the vibes of it all",
      {"changes": ["knob:time_limit:set:120000"], "uninterpreted": ["something about the vibes of it all"]}),
     ("shop", "please make it harder but also easier", {"contradictions": ["start_money/start_money"]}),
+    ("maze", "make the maze bigger", {"unbuildable": ["make the maze bigger"]}),  # a size, not a count of mazes
+    ("maze", "more enemies", {"unbuildable": ["more enemies"]}),  # its enemy knob is their speed
+    ("platformer", "longer levels", {"unbuildable": ["longer levels"]}),  # a count is not made longer
+    ("platformer", "remove the spikes", {"unbuildable": ["remove the spikes"]}),
+    ("maze", "lives: 4", {"changes": ["knob:lives:set:4"]}),
     # Chinese
     ("shop", "霓虹夜景", {"changes": ["theme:霓虹夜景"]}),
     ("maze", "三条命", {"changes": ["knob:lives:set:3"]}),
@@ -150,7 +155,7 @@ def test_an_unbuildable_ask_offers_what_the_genre_can_change(pack: Pack) -> None
     assert u.options == f.options == (*(k.what for k in shop.adjust), "a new theme")
     assert "shop" in u.reason and "hire" in u.reason
     timer = read_follow_up("remove the timer", shop, pack).unbuildable[0]
-    assert "cannot run without the length of the day" in timer.reason
+    assert "cannot remove timer: its template always uses the length of the day" in timer.reason
     zh = read_follow_up("去掉计时器", pack.genres["maze"], pack)
     assert zh.options[-1] == "新的主题" and "每关限时" in zh.unbuildable[0].reason
 

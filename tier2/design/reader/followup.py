@@ -46,7 +46,7 @@ __all__ = ["THEME_ROLES", "read_follow_up"]
 THEME_ROLES = ("assets", "vfx", "ui", "audio")
 THEME_TABLES = ("theme.json",)
 ALL_ROLES = ("gameplay", "level", "economy", "ui", "audio", "vfx", "assets")
-_EN_BREAK = re.compile(r"[.;!?\n,:()—–]+|\s+(?:and|but|also|plus|then|while|however|as well as)\s+", re.I)
+_EN_BREAK = re.compile(r"[.;!?\n,()—–]+|\s+(?:and|but|also|plus|then|while|however|as well as)\s+", re.I)
 _ZH_BREAK = re.compile(r"[，。；！？、,.;!?\n：:（）()]+|和|还有|并且|而且|但是|但|然后|同时|另外|以及")
 
 
@@ -153,15 +153,18 @@ def _read_clause(src: str, a: int, b: int, lang: str, genre: GenreLike, pack: Pa
     if timed and len(clocks) == 1 and not any(k.type == "ms" for _h, ks in mentions for k in ks):
         mentions.append((timed[0].hit, clocks[0:1]))  # "90 seconds per level": the genre's one clock
     made = False
+    rejected: list[str] = []
     for hit, knobs in mentions:
         knob, direction, value = _resolve(hit, knobs, dirs, offs, nums, by_one)
         if knob is None:
+            if direction.startswith("rejected:"):
+                rejected.append(f"{direction.partition(':')[2]} {src[hit.start:hit.end]}")
             continue
         recognised = made = True
         if direction == "off" and knob.off is None:
             what = knob.what_zh if lang == "zh" else knob.what
-            unbuildable(f"the {genre.id} game cannot run without {what}: its template always uses it "
-                        f"(it can change it instead)")
+            unbuildable(f"the {genre.id} game cannot remove {src[hit.start:hit.end]}: its template always uses "
+                        f"{what} (it can change it instead)")
             continue
         if direction == "set" and value is not None and knob.off is not None and value == knob.off:
             direction, value = "off", None
@@ -176,6 +179,10 @@ def _read_clause(src: str, a: int, b: int, lang: str, genre: GenreLike, pack: Pa
         recognised = True
         acc.changes.append(Change("theme", theme, "set", None, span, clause, THEME_ROLES, THEME_TABLES))
     if recognised:
+        return
+    if rejected:  # "longer levels", "more enemies": a knob named, moved in a way none of its numbers moves
+        unbuildable(f"the {genre.id} game has no number that makes {rejected[0]} (it can change: "
+                    f"{', '.join(options)})")
         return
     if mentions:  # a knob named with no change of it ("lives?")
         acc.uninterpreted.append(Span(a, b, clause))
@@ -221,16 +228,17 @@ def _resolve(hit: Hit, knobs: list[KnobLike], dirs: list[Dir], offs: list[Hit], 
              by_one: list[Hit]) -> tuple[KnobLike | None, str, float | None]:
     """The knob a mention means and what happens to it: (knob, direction, value) — knob None: no change of it."""
     d = min(dirs, key=lambda x: abs(x.hit.start - hit.start)) if dirs else None
-    explicit = " " in hit.word.strip() or len(knobs) == 1 and any(k.sense == "speed" for k in knobs) and \
-        any(w in hit.word for w in ("speed", "rate", "速", "射速"))
-    if d is not None and d.sense == "speed":
-        pick = [k for k in knobs if k.sense == "speed"]
-    elif d is not None:
-        pick = [k for k in knobs if k.sense != "speed"] or ([k for k in knobs] if explicit else [])
-    else:
+    explicit = " " in hit.word.strip() or any(w in hit.word for w in ("speed", "rate", "速"))
+    if d is None:
         pick = [k for k in knobs if k.sense != "speed"] or knobs
+    elif d.sense == "speed" or d.sense == "duration":  # "faster enemies", "longer levels": only a knob of that sense
+        pick = [k for k in knobs if k.sense == d.sense]
+    elif d.sense == "size":  # "a bigger maze" is no count of mazes
+        pick = [k for k in knobs if k.sense != "speed" and not k.count_of]
+    else:
+        pick = [k for k in knobs if k.sense != "speed"] or ([*knobs] if explicit else [])
     if not pick:
-        return None, "", None
+        return None, f"rejected:{d.hit.word}" if d is not None else "", None
     knob = pick[0]
     if offs:
         return knob, "off", None
