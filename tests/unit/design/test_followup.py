@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tier2.design.reader import FollowUp, read_follow_up
-from tier2.design.reader.followup import THEME_ROLES
+from tier2.design.reader.followup import THEME_ROLES, describe
 from tier2.packs import Pack
 
 #: (genre of the built game, follow-up, what it must read as). ``changes``: ``kind:target`` for a theme or genre,
@@ -179,3 +179,12 @@ def test_a_reading_applies_to_the_built_tables(pack: Pack) -> None:
     assert applied.tables["rules.json"]["lives"] == 4
     assert applied.tables["rules.json"]["enemy_step_ms"] > tables["rules.json"]["enemy_step_ms"]
     assert {e.knob for e in applied.edits} == {"lives", "enemy_speed"}
+
+
+def test_a_change_reads_back_as_a_requirement_text(pack: Pack) -> None:
+    maze = pack.genres["maze"]
+    f = read_follow_up("faster enemies, give me 4 lives, 2 minutes per maze and a snowy theme", maze, pack)
+    assert [describe(c, maze) for c in f.changes] == [
+        "the enemies' speed: raised", "the number of lives: 4", "the time limit of each maze: 120 s", "a snowy theme"]
+    zh = read_follow_up("敌人更快", maze, pack).changes[0]
+    assert describe(zh, maze, "zh") == "敌人速度：提高"

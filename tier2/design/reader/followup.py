@@ -40,7 +40,7 @@ from tier2.design.reader.types import (
 )
 from tier2.lexis import Token, category, en_tokens, understood_zh, zh_tokens
 
-__all__ = ["THEME_ROLES", "read_follow_up"]
+__all__ = ["THEME_ROLES", "describe", "read_follow_up"]
 
 #: the designers a new theme changes, and its table
 THEME_ROLES = ("assets", "vfx", "ui", "audio")
@@ -358,3 +358,25 @@ def _clash(a: Change, b: Change) -> bool:
         return True
     return False
 
+
+
+def describe(change: Change, genre: GenreLike, lang: str = "en") -> str:
+    """A change as a requirement's text, in the knob's own words (``what``/``what_zh``): "the number of lives: 5",
+    "the enemies' speed: raised" (an ``inverse`` knob's lower number is raised speed), "a snowy theme"."""
+    zh = lang == "zh"
+    if change.kind == "theme":
+        return (f"新的主题：{change.target}" if zh else f"a {change.target} theme") if change.target else \
+            ("新的主题" if zh else "a new theme")
+    if change.kind == "genre":
+        return f"改成{change.target}游戏" if zh else f"the game becomes a {change.target} game"
+    knob = next((k for k in genre.adjust if k.id == change.target), None)
+    what = (knob.what_zh if zh else knob.what) if knob is not None else change.target
+    if change.direction == "off":
+        return f"{what}：去掉" if zh else f"{what}: removed"
+    if change.direction == "set" and change.value is not None:
+        value = f"{change.value / 1000:g} s" if knob is not None and knob.type == "ms" else f"{change.value:g}"
+        return f"{what}：{value}" if zh else f"{what}: {value}"
+    raised = (change.direction == "up") != bool(knob is not None and knob.inverse)
+    if zh:
+        return f"{what}：{'提高' if raised else '降低'}"
+    return f"{what}: {'raised' if raised else 'lowered'}"
