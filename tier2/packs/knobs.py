@@ -50,8 +50,8 @@ class Knob(BaseModel):
     inverse: bool = False
     #: the direction of the number that makes the game harder ("harder"/"easier" move the knobs that have one)
     difficulty: Literal["up", "down"] | None = None
-    #: what kind of comparative moves it: ``amount`` (more/fewer, higher/lower), ``duration`` (longer/shorter, and
-    #: the amount words), ``speed`` (faster/slower only)
+    #: what kind of comparative moves it: ``amount`` (more/fewer, higher/lower; bigger/smaller unless a count),
+    #: ``duration`` (longer/shorter, and the amount words), ``speed`` (faster/slower only)
     sense: Literal["amount", "duration", "speed"] = "amount"
 
     @model_validator(mode="before")
@@ -244,7 +244,7 @@ def apply_knob_changes(genre_id: str, knobs: Iterable[Knob], builder: ModuleType
             edits.append(KnobEdit(knob.id, knob.table, knob.path, old, int(new)))
             continue
         for at, old in current:
-            if knob.off is not None and old == knob.off and ch.direction in ("up", "down"):
+            if "[*]" in knob.path and knob.off is not None and old == knob.off and ch.direction in ("up", "down"):
                 continue  # "enemies fire faster" leaves an enemy that never fires as it is
             new, clamp = _clamped(knob, _target(knob, float(old), ch.direction, ch.value), at)
             clamps += [clamp] if clamp else []

@@ -40,13 +40,13 @@ from tier2.design.reader.types import (
 )
 from tier2.lexis import Token, category, en_tokens, understood_zh, zh_tokens
 
-__all__ = ["THEME_ROLES", "read_follow_up"]
+__all__ = ["THEME_ROLES", "describe", "read_follow_up"]
 
 #: the designers a new theme changes, and its table
 THEME_ROLES = ("assets", "vfx", "ui", "audio")
 THEME_TABLES = ("theme.json",)
 ALL_ROLES = ("gameplay", "level", "economy", "ui", "audio", "vfx", "assets")
-_EN_BREAK = re.compile(r"[.;!?\n,:()—–]+|\s+(?:and|but|also|plus|then|while|however|as well as)\s+", re.I)
+_EN_BREAK = re.compile(r"[.;!?\n,()—–]+|\s+(?:and|but|also|plus|then|while|however|as well as)\s+", re.I)
 _ZH_BREAK = re.compile(r"[，。；！？、,.;!?\n：:（）()]+|和|还有|并且|而且|但是|但|然后|同时|另外|以及")
 
 
@@ -153,15 +153,18 @@ def _read_clause(src: str, a: int, b: int, lang: str, genre: GenreLike, pack: Pa
     if timed and len(clocks) == 1 and not any(k.type == "ms" for _h, ks in mentions for k in ks):
         mentions.append((timed[0].hit, clocks[0:1]))  # "90 seconds per level": the genre's one clock
     made = False
+    rejected: list[str] = []
     for hit, knobs in mentions:
         knob, direction, value = _resolve(hit, knobs, dirs, offs, nums, by_one)
         if knob is None:
+            if direction.startswith("rejected:"):
+                rejected.append(f"{direction.partition(':')[2]} {src[hit.start:hit.end]}")
             continue
         recognised = made = True
         if direction == "off" and knob.off is None:
             what = knob.what_zh if lang == "zh" else knob.what
-            unbuildable(f"the {genre.id} game cannot run without {what}: its template always uses it "
-                        f"(it can change it instead)")
+            unbuildable(f"the {genre.id} game cannot remove {src[hit.start:hit.end]}: its template always uses "
+                        f"{what} (it can change it instead)")
             continue
         if direction == "set" and value is not None and knob.off is not None and value == knob.off:
             direction, value = "off", None
@@ -177,11 +180,15 @@ def _read_clause(src: str, a: int, b: int, lang: str, genre: GenreLike, pack: Pa
         acc.changes.append(Change("theme", theme, "set", None, span, clause, THEME_ROLES, THEME_TABLES))
     if recognised:
         return
+    if rejected:  # "longer levels", "more enemies": a knob named, moved in a way none of its numbers moves
+        unbuildable(f"the {genre.id} game has no number that makes {rejected[0]} (it can change: "
+                    f"{', '.join(options)})")
+        return
     if mentions:  # a knob named with no change of it ("lives?")
         acc.uninterpreted.append(Span(a, b, clause))
         return
     asks = find(src, a, b, lang, toks, word_list(lang, "ask")) or dirs or offs
-    known = _known(clause, lang, toks, genre, pack)
+    known = _known(src, a, b, lang, toks, genre, pack)
     if asks and known:
         unbuildable(f"the {genre.id} game has no behaviour or number for {known}: its template cannot do this "
                     f"(it can change: {', '.join(options)})")
@@ -221,16 +228,17 @@ def _resolve(hit: Hit, knobs: list[KnobLike], dirs: list[Dir], offs: list[Hit], 
              by_one: list[Hit]) -> tuple[KnobLike | None, str, float | None]:
     """The knob a mention means and what happens to it: (knob, direction, value) — knob None: no change of it."""
     d = min(dirs, key=lambda x: abs(x.hit.start - hit.start)) if dirs else None
-    explicit = " " in hit.word.strip() or len(knobs) == 1 and any(k.sense == "speed" for k in knobs) and \
-        any(w in hit.word for w in ("speed", "rate", "速", "射速"))
-    if d is not None and d.sense == "speed":
-        pick = [k for k in knobs if k.sense == "speed"]
-    elif d is not None:
-        pick = [k for k in knobs if k.sense != "speed"] or ([k for k in knobs] if explicit else [])
-    else:
+    explicit = " " in hit.word.strip() or any(w in hit.word for w in ("speed", "rate", "速"))
+    if d is None:
         pick = [k for k in knobs if k.sense != "speed"] or knobs
+    elif d.sense == "speed" or d.sense == "duration":  # "faster enemies", "longer levels": only a knob of that sense
+        pick = [k for k in knobs if k.sense == d.sense]
+    elif d.sense == "size":  # "a bigger maze" is no count of mazes
+        pick = [k for k in knobs if k.sense != "speed" and not k.count_of]
+    else:
+        pick = [k for k in knobs if k.sense != "speed"] or ([*knobs] if explicit else [])
     if not pick:
-        return None, "", None
+        return None, f"rejected:{d.hit.word}" if d is not None else "", None
     knob = pick[0]
     if offs:
         return knob, "off", None
@@ -262,8 +270,8 @@ def _knob_change(knob: KnobLike, direction: str, value: float | None, span: tupl
 
 
 def _theme(src: str, a: int, b: int, lang: str, toks: Sequence[Token], knob_made: bool) -> str | None:
-    """The theme a clause names (its theme words, or the setting/tone the brief reader finds), None if none; a theme
-    marker alone ("a new look") is a new theme with no name ("")."""
+    """The theme a clause names (its theme words, or the setting/tone the brief reader finds), None if none (a theme
+    marker alone, "a new look", names none: the clause stays uninterpreted)."""
     words = find(src, a, b, lang, toks, word_list(lang, "theme_words"))
     markers = find(src, a, b, lang, toks, word_list(lang, "theme_markers"))
     clause = src[a:b]
@@ -272,30 +280,33 @@ def _theme(src: str, a: int, b: int, lang: str, toks: Sequence[Token], knob_made
     else:
         items, _ = _en_items(clause, list(en_tokens(clause)), [], frozenset())
     setting = [i for i in items if i.kind in ("setting", "tone")]
-    if not words and not markers and (knob_made or not setting):
-        return None
     if words:
         lo, hi = min(h.start for h in words), max(h.end for h in words)
         return src[lo:hi].strip()
-    if setting:
+    if setting and (markers or not knob_made):
         return setting[0].term if lang == "en" else setting[0].name
-    return ""
+    return None
 
 
-def _known(clause: str, lang: str, toks: Sequence[Token], genre: GenreLike, pack: PackLike) -> str:
-    """The thing of a clause the reader knows (a noun or mechanic verb of its word lists, another genre's cue), as
-    written; "" when none."""
+def _known(src: str, a: int, b: int, lang: str, toks: Sequence[Token], genre: GenreLike, pack: PackLike) -> str:
+    """The thing of a clause the reader knows — another genre's cue or knob noun ("lives" in a game with none), a
+    noun or mechanic verb of its word lists — as written; "" when none."""
+    clause = src[a:b]
     cues = {g: c for g, c in pack.genre_cues().items() if g != genre.id}
     scores, words = _score(list(toks), clause, lang, cues)
     if scores:
         best = max(scores, key=lambda g: scores[g])
         return ", ".join(words[best][:3])
+    others = {n for g, other in pack.genres.items() if g != genre.id for k in getattr(other, "adjust", ())
+              for n in (k.nouns_zh if lang == "zh" else k.nouns)}
+    hits = find(src, a, b, lang, toks, others)
+    if hits:
+        return ", ".join(h.word for h in hits)
     mech = set(map(str, _frames()["zh"]["mechanic"])) if lang == "zh" else _en_sets()["mechanic"]
     for t in toks:
         if (t.lemma in mech if lang == "en" else t.text in mech or understood_zh(t)) or \
                 category(t.lemma if lang == "en" else t.text, lang):
-            start = t.start - toks[0].start
-            return clause[start:].strip()
+            return src[t.start:b].strip()
     return ""
 
 
@@ -347,3 +358,25 @@ def _clash(a: Change, b: Change) -> bool:
         return True
     return False
 
+
+
+def describe(change: Change, genre: GenreLike, lang: str = "en") -> str:
+    """A change as a requirement's text, in the knob's own words (``what``/``what_zh``): "the number of lives: 5",
+    "the enemies' speed: raised" (an ``inverse`` knob's lower number is raised speed), "a snowy theme"."""
+    zh = lang == "zh"
+    if change.kind == "theme":
+        return (f"新的主题：{change.target}" if zh else f"a {change.target} theme") if change.target else \
+            ("新的主题" if zh else "a new theme")
+    if change.kind == "genre":
+        return f"改成{change.target}游戏" if zh else f"the game becomes a {change.target} game"
+    knob = next((k for k in genre.adjust if k.id == change.target), None)
+    what = (knob.what_zh if zh else knob.what) if knob is not None else change.target
+    if change.direction == "off":
+        return f"{what}：去掉" if zh else f"{what}: removed"
+    if change.direction == "set" and change.value is not None:
+        value = f"{change.value / 1000:g} s" if knob is not None and knob.type == "ms" else f"{change.value:g}"
+        return f"{what}：{value}" if zh else f"{what}: {value}"
+    raised = (change.direction == "up") != bool(knob is not None and knob.inverse)
+    if zh:
+        return f"{what}：{'提高' if raised else '降低'}"
+    return f"{what}: {'raised' if raised else 'lowered'}"

@@ -75,20 +75,29 @@ def word_list(lang: str, key: str) -> list[str]:
     return [str(w) for w in words(lang)[key]]  # type: ignore[attr-defined]
 
 
+@cache
+def _phrase(phrase: str) -> tuple[tuple[str, bool], ...]:
+    """A phrase's lower-case words, each with whether it is its own lemma (then a token's lemma may match it: "time"
+    matches "times"; "setting" never matches "set")."""
+    return tuple((w, lemma(w) == w) for w in phrase.lower().split())
+
+
 def find(src: str, a: int, b: int, lang: str, toks: Sequence[Token], phrases: Iterable[str]) -> list[Hit]:
     """Where ``phrases`` occur in the clause [a, b): English by whole words (each word as written or as its lemma),
     Chinese as substrings; the longest first, never overlapping."""
     found: list[Hit] = []
+    clause = src[a:b]
+    texts = [t.text.lower() for t in toks]
+    lemmas = [t.lemma for t in toks]
     for phrase in sorted(set(phrases), key=len, reverse=True):
         if lang == "zh":
-            for m in re.finditer(re.escape(phrase), src[a:b]):
-                found.append(Hit(a + m.start(), a + m.end(), phrase))
+            if phrase in clause:
+                found += [Hit(a + m.start(), a + m.end(), phrase) for m in re.finditer(re.escape(phrase), clause)]
             continue
-        words = phrase.lower().split()
+        words = _phrase(phrase)
         n = len(words)
         for i in range(len(toks) - n + 1):
-            if all(toks[i + k].text.lower() == w or lemma(w) == w and toks[i + k].lemma == w
-                   for k, w in enumerate(words)):
+            if all(texts[i + k] == w or plain and lemmas[i + k] == w for k, (w, plain) in enumerate(words)):
                 found.append(Hit(toks[i].start, toks[i + n - 1].end, phrase))
     kept: list[Hit] = []
     for h in sorted(found, key=lambda h: (-(h.end - h.start), h.start)):
