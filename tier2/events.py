@@ -122,13 +122,15 @@ class RunFinished(_Event):
 
 
 class PlanChanged(_Event):
-    """A plan node (design work, a phase, a spec requirement) changed status, with the evidence of the change."""
+    """A plan node (design work, a writer task, the build, the validation, a spec requirement, the delivery) changed
+    status, with the evidence of the change (`tier2.plan`)."""
 
     type: Literal["plan_changed"] = "plan_changed"
     node: str
     kind: str
-    status: Literal["pending", "running", "verified", "failed", "blocked", "invalidated"]
+    status: Literal["pending", "ready", "running", "verified", "failed", "blocked", "invalidated", "skipped"]
     goal_version: int = 1
+    plan_version: int = 0
     evidence: dict[str, Any] = Field(default_factory=dict)
 
 

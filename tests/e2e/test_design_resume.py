@@ -75,3 +75,39 @@ def test_a_worker_killed_mid_design_resumes_the_design_not_the_run(tmp_path: Pat
     assert seqs == list(range(1, len(seqs) + 1))  # gapless, no duplicate
     done = run["completion"]
     assert done["genre"] == "shop" and done["total"] >= 5 and done["verified"] == done["total"], done
+
+
+def test_a_worker_killed_between_two_goal_versions_resumes_on_the_new_one(tmp_path: Path, redis_url: str) -> None:
+    """A follow-up in a thread (goal v2) whose worker is SIGKILLed while the designers it touches are answering:
+    the next attempt continues goal version 2 — not a v3, not back on v1 — and the thread's stored versions are
+    exactly 1 and 2, the newest ending delivered."""
+    prefix = f"tf-{uuid.uuid4().hex[:8]}"
+    keys = Keys(prefix=prefix)
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    with LocalCluster(tmp_path, policy=POLICY, redis_url=redis_url, key_prefix=prefix) as c:
+        c.start_service(workers=0)
+        worker = c.start_worker()
+        base = httpx.post(f"{c.base}/v1/runs", json={"brief": BRIEF}, timeout=30).json()
+        wait_until(lambda: httpx.get(f"{c.base}/v1/runs/{base['run_id']}", timeout=30).json()["status"]
+                   == "delivered", 240, "the base game")
+        reply = httpx.post(f"{c.base}/v1/runs", json={"brief": "same game, but with a snowy winter theme",
+                                                      "thread_id": base["thread_id"]}, timeout=30)
+        assert reply.status_code == 202, reply.text
+        run_id = reply.json()["run_id"]
+        wait_until(lambda: ("design.assets", "running") in {(n, s) for n, s, _ in _plan(_events(r, keys, run_id))},
+                   120, "the follow-up's designers at work")
+        c.signal_worker(worker, signal.SIGKILL)
+        c.start_worker()
+        run = wait_until(lambda: (x := httpx.get(f"{c.base}/v1/runs/{run_id}", timeout=30).json())["status"]
+                         in ("delivered", "failed", "stopped") and x, 240, "the follow-up to end")
+        assert run["status"] == "delivered", run.get("stop_reason")
+        plans = httpx.get(f"{c.base}/v1/threads/{base['thread_id']}/plans", timeout=30)
+        assert plans.status_code == 200, plans.text
+        versions = plans.json()["versions"]
+        newest = httpx.get(f"{c.base}/v1/threads/{base['thread_id']}/plan", timeout=30).json()
+    assert [v["goal_version"] for v in versions] == [1, 2], versions
+    assert newest["goal_version"] == 2 and newest["run_id"] == run_id and newest["end"]["kind"] == "delivered"
+    events = _events(r, keys, run_id)
+    assert [a["attempt"] for a in events if a["type"] == "attempt_started"] == [1, 2]
+    assert {e["goal_version"] for e in events if e["type"] == "goal_versioned"} == {2}
+    assert {e["goal_version"] for e in events if e["type"] == "plan_changed"} <= {1, 2}

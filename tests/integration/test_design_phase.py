@@ -13,8 +13,10 @@ import pytest
 from agentscope.message import Msg, TextBlock, ToolCallBlock, UserMsg
 
 from tier2.assembly.team import build_design_agent, read_only_tools
-from tier2.design import classify_brief, roles_touched_by, validate_spec
+from tier2.design import classify_brief, validate_spec
 from tier2.design.spec import SPEC_SCHEMA, schema_file_text
+from tier2.models.offline.follow_up import answer_follow_up
+from tier2.packs import pack_by_ref
 from tier2.plan import Plan
 from tier2.store.team import TeamMailbox, agent_checkpoints
 from tier2.testing import ScriptedChatModel, tool_results
@@ -157,9 +159,13 @@ def test_the_spec_schema_rejects_bad_specs() -> None:
     assert validate_spec([]) and validate_spec("{}")
 
 
-def test_a_follow_up_invalidates_only_what_it_touches() -> None:
-    assert roles_touched_by("same game, snowy theme") == {"assets", "vfx", "ui", "audio"}
-    assert roles_touched_by("continue") == set()
+def test_a_follow_up_invalidates_only_what_it_touches(pack) -> None:
+    def roles(text: str) -> set[str]:
+        answer = answer_follow_up(pack_by_ref(pack.ref), f"<brief>\na cozy bakery tycoon\n</brief>\n"
+                                  f"<design-genre>shop</design-genre>\n<follow-up>\n{text}\n</follow-up>")
+        return {r for c in answer["changes"] for r in c["roles"]}
+    assert roles("same game, snowy theme") == {"assets", "vfx", "ui", "audio"}
+    assert roles("continue") == set()
     plan = Plan(goals=["g"])
     plan.add("design.brief", "design")
     for r in ("gameplay", "economy", "assets"):

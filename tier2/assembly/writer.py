@@ -11,7 +11,7 @@ from agentscope.agent import Agent, ModelConfig, ReActConfig
 from agentscope.model import ChatModelBase
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionMode, PermissionRule
 from agentscope.state import AgentState
-from agentscope.tool import ToolBase, Toolkit
+from agentscope.tool import TaskList, TaskUpdate, ToolBase, Toolkit
 from agentscope.workspace import LocalWorkspace
 
 from tier2.middleware import RunLayers, build_middlewares
@@ -105,8 +105,9 @@ async def build_writer(
     command_tools = make_command_tools(commands) if commands is not None else []
     docs_tools = make_docs_tools(pack, docs_cache) if policy.engine_docs.tool else []  # EngineDocs
     asset_tools = make_asset_tools(project, image_route(policy))  # RequestAsset (the asset pool)
+    task_tools: list[ToolBase] = [TaskList(), TaskUpdate()]  # the writer's tasks, seeded from the plan per run
     toolkit = Toolkit(tools=file_tools + make_file_tools(project) + make_game_tools(tool_ctx) + asset_tools
-                      + command_tools + docs_tools + list(extra_tools),
+                      + command_tools + docs_tools + task_tools + list(extra_tools),
                       skills_or_loaders=await finish_before_cancel(workspace.list_skills()))
     system_prompt = render_prompt(
         "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,

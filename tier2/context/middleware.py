@@ -30,7 +30,7 @@ from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolResponse
 
 from tier2.context.split import Unit, choose_cut, flatten, rebuild
-from tier2.context.summary import Facts, Pins, fold, render
+from tier2.context.summary import MAX_TASK_CHARS, Facts, Pins, fold, render
 from tier2.context.truncate import FILE_CONTENT_TOOLS, truncate_output, truncate_read
 from tier2.events import ContextCompressed, Tier2Event
 from tier2.settings.context import CONTEXT_STATE_KEY, AgentContextPolicy
@@ -163,8 +163,11 @@ class ContextMiddleware(MiddlewareBase):
             except Exception as exc:  # noqa: BLE001 - a provider bug must not stop the agent; pins fall back
                 log.warning("context: pins provider failed: %s", exc)
         if not pins.goal:
-            pins.goal = st.get("goal") or first_user
+            pins.goal = st.get("goal") or " ".join(first_user.split())[:1000]
         st["goal"] = pins.goal
+        if not pins.task:  # the provider did not say: the first message this compression covers, kept whole
+            pins.task = st.get("task") or first_user[:MAX_TASK_CHARS]
+        st["task"] = pins.task
         if not pins.last_failure:
             pins.last_failure = st.get("last_failure", "")
         pins.files_written = list(dict.fromkeys([*pins.files_written, *st.get("files_written", [])]))
@@ -184,7 +187,8 @@ class ContextMiddleware(MiddlewareBase):
         if cut is None:
             return False
         covered = units[:cut.position]
-        first_user = next((_short_text(context[u.msg]) for u in covered if context[u.msg].role == "user"), "")
+        first_user = next((context[u.msg].get_text_content() or "" for u in covered if context[u.msg].role == "user"),
+                          "")
         facts = fold(Facts.from_json(st.get("facts")), [(context[u.msg].role, u.value) for u in covered])
         pins = self._pins(st, first_user)
         last = covered[-1]

@@ -34,13 +34,20 @@ class Pins:
     #: the last failing gate (or build) with its evidence; empty when the last check passed
     last_failure: str = ""
     files_written: list[str] = field(default_factory=list)
+    #: the task message of the current request, verbatim (bounded): what the agent was asked, never summarised
+    task: str = ""
 
     def count(self) -> int:
-        return int(bool(self.goal)) + len(self.requirements) + int(bool(self.last_failure)) + len(self.files_written)
+        return (int(bool(self.goal)) + len(self.requirements) + int(bool(self.last_failure)) + len(self.files_written)
+                + int(bool(self.task)))
 
     def as_json(self) -> dict[str, Any]:
         return {"goal": self.goal, "requirements": dict(self.requirements), "last_failure": self.last_failure,
-                "files_written": list(self.files_written)}
+                "files_written": list(self.files_written), "task": self.task}
+
+
+#: the pinned task message at most (a run request is ~1-2 KB)
+MAX_TASK_CHARS = 6000
 
 
 def _short(text: str, n: int = SNIPPET) -> str:
@@ -142,6 +149,8 @@ def _pinned(pins: Pins) -> list[str]:
         lines += [f"- {rid}: {state}" for rid, state in pins.requirements.items()]
     lines.append(f"Last failing gate: {pins.last_failure or 'none (the last check passed or none ran yet)'}")
     lines.append("Files written: " + (", ".join(pins.files_written) or "none yet"))
+    if pins.task:
+        lines += ["## The task, as it was given (verbatim)", pins.task[:MAX_TASK_CHARS]]
     return lines
 
 

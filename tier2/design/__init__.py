@@ -5,9 +5,9 @@ assembly and the design phase all build on it. Layer: with ``packs``/``telemetry
 """
 
 from tier2.design.genre import GenreGuess, Vocab, classify_brief, clauses, out_of_scope
-from tier2.design.roles import ROLES, AnswerError, DesignerAnswer, LeaderSplit, parse_answer, roles_touched_by
+from tier2.design.roles import ROLES, AnswerError, DesignerAnswer, LeaderSplit, parse_answer
 from tier2.design.spec import PREDICATE_KINDS, SPEC_SCHEMA, spec_sha256, validate_spec
 
 __all__ = ["ROLES", "PREDICATE_KINDS", "SPEC_SCHEMA", "AnswerError", "DesignerAnswer", "GenreGuess", "LeaderSplit",
            "Vocab", "classify_brief", "clauses", "out_of_scope", "parse_answer",
-           "roles_touched_by", "spec_sha256", "validate_spec"]
+           "spec_sha256", "validate_spec"]

@@ -13,30 +13,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["ROLES", "DesignerAnswer", "LeaderSplit", "parse_answer", "render_role_doc", "render_gdd",
-           "roles_touched_by", "AnswerError"]
+__all__ = ["ROLES", "DesignerAnswer", "FollowUpAnswer", "LeaderSplit", "parse_answer", "render_role_doc",
+           "render_gdd", "AnswerError"]
 
 #: the designers, in the order the GDD lists them
 ROLES: tuple[str, ...] = ("gameplay", "level", "economy", "ui", "audio", "vfx", "assets")
 
 _TITLES = {"gameplay": "Gameplay", "level": "Levels", "economy": "Economy and numbers", "ui": "UI",
            "audio": "Audio", "vfx": "Visual effects", "assets": "Assets"}
-
-#: follow-up words -> the designers whose work they change (anything else: nothing is invalidated)
-_FOLLOW_UP: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"\b(theme|themed|snow\w*|winter|summer|autumn|spring|night|dark|neon|pastel|retro|pixel|"
-                r"colou?rs?|palette|look|style|art|sprites?|halloween|christmas|space|underwater|jungle)\b", re.I),
-     ("assets", "vfx", "ui", "audio")),
-    (re.compile(r"\b(prices?|money|costs?|cheap\w*|expensive|rewards?|goal|harder|easier|difficult\w*|"
-                r"economy|balance|profit)\b", re.I), ("economy", "level")),
-    (re.compile(r"\b(levels?|stages?|maps?|longer|shorter|waves?)\b", re.I), ("level",)),
-    (re.compile(r"\b(controls?|keys?|mechanics?|gameplay|recipes?|items?|new|add|remove)\b", re.I),
-     ("gameplay", "economy", "level")),
-    (re.compile(r"\b(sounds?|music|audio|sfx)\b", re.I), ("audio",)),
-    (re.compile(r"\b(ui|hud|menus?|buttons?|fonts?|labels?|text)\b", re.I), ("ui",)),
-    (re.compile(r"\b(effects?|particles?|vfx|juice|shake)\b", re.I), ("vfx",)),
-)
-
 
 class AnswerError(ValueError):
     """A designer's or the leader's final answer is not the JSON object its role must return."""
@@ -72,6 +56,38 @@ class LeaderSplit(BaseModel):
     tasks: dict[str, str]
 
 
+class FollowUpChange(BaseModel):
+    """One change a follow-up asks for, and the designers whose work it changes."""
+
+    model_config = ConfigDict(extra="ignore")
+    text: str = Field(max_length=500)
+    kind: str = Field(max_length=40)
+    roles: list[str] = Field(default_factory=list)
+    target: str = Field(default="", max_length=120)
+    direction: str | None = None
+    value: float | None = None
+
+
+class FollowUpProblem(BaseModel):
+    """A part of a follow-up that cannot become a change: unbuildable (with the options the pack offers),
+    contradictory, or not understood."""
+
+    model_config = ConfigDict(extra="ignore")
+    text: str = Field(max_length=500)
+    reason: str = Field(default="", max_length=1000)
+    options: list[str] = Field(default_factory=list, max_length=20)
+
+
+class FollowUpAnswer(BaseModel):
+    """The leader's reading of a follow-up (its third job): the changes, and what it cannot turn into one."""
+
+    model_config = ConfigDict(extra="ignore")
+    changes: list[FollowUpChange] = Field(default_factory=list, max_length=40)
+    unbuildable: list[FollowUpProblem] = Field(default_factory=list, max_length=20)
+    contradictions: list[FollowUpProblem] = Field(default_factory=list, max_length=20)
+    uninterpreted: list[FollowUpProblem] = Field(default_factory=list, max_length=20)
+
+
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.S)
 
 
@@ -91,15 +107,6 @@ def parse_answer(text: str, model: type[BaseModel]) -> Any:
         return model.model_validate(obj)
     except ValidationError as exc:
         raise AnswerError(f"the answer does not match the {model.__name__} shape: {exc.errors()[:3]}") from exc
-
-
-def roles_touched_by(follow_up: str) -> set[str]:
-    """The designers a follow-up's words change (``same game, snowy theme`` -> assets, vfx, ui, audio)."""
-    out: set[str] = set()
-    for pattern, roles in _FOLLOW_UP:
-        if pattern.search(follow_up):
-            out.update(roles)
-    return out
 
 
 def render_role_doc(answer: DesignerAnswer, goal: str, run_id: str) -> str:

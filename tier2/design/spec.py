@@ -53,6 +53,10 @@ _PRED: dict[str, tuple[list[str], dict[str, Any]]] = {
                                             "field": {"type": "string", "minLength": 1, "maxLength": 40},
                                             "n": {"type": "integer", "minimum": 1, "maximum": 1000}}),
     "gate_passes": (["gate"], {"gate": {"type": "string", "pattern": "^l[12]\\.[a-z0-9_.]+$"}}),
+    "table_value": (["table", "path"], {"table": {"type": "string", "pattern": "^[a-z_]+\\.json$"},
+                                        "path": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_.\\[\\]*]{0,119}$"},
+                                        "min": {"type": "number"}, "max": {"type": "number"},
+                                        "equals": {"type": ["number", "string", "boolean"]}}),
     "asset_role": (["role", "asset"], {"role": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,31}$"},
                                        "asset": {"type": "string", "pattern": ASSET_KEY.pattern}}),
 }
@@ -113,6 +117,8 @@ SPEC_SCHEMA: dict[str, Any] = {
                     "span": {"type": "array", "minItems": 2, "maxItems": 2,
                              "items": {"type": "integer", "minimum": 0}},
                     "mode": {"enum": ["enforce", "observe"]},
+                    #: the goal version whose follow-up asked for it (absent: the first brief)
+                    "goal_version": {"type": "integer", "minimum": 1},
                 },
             },
         },

@@ -147,7 +147,8 @@ class Plan(BaseModel):
     def begin_goal(self, text: str, author: Author, run_id: str = "") -> GoalVersion:
         """Goal version n+1 (its diff is filled in as the plan is revised)."""
         self.goal_version += 1
-        self.goals.append(text)
+        if author == "user":  # the goal's words: what the user wrote, version by version
+            self.goals.append(text)
         version = GoalVersion(version=self.goal_version, text=text, author=author, run_id=run_id)
         self.history.append(version)
         return version
@@ -214,15 +215,17 @@ class Plan(BaseModel):
             i += 1
         return order
 
-    def invalidate(self, reasons: Mapping[str, str], author: Author = "user", cause: str = "") -> dict[str, str]:
-        """Invalidate each node of ``reasons`` (node -> why) and its dependants (a dependant's reason names the node
-        it depends on); a new plan version, recorded as one modification. Returns node -> reason, in order."""
+    def invalidate(self, reasons: Mapping[str, str], author: Author = "user", cause: str = "",
+                   follow: bool = True) -> dict[str, str]:
+        """Invalidate each node of ``reasons`` (node -> why) and — with ``follow`` — its dependants (a dependant's
+        reason names the node it depends on); a new plan version, recorded as one modification. Returns node ->
+        reason, in order."""
         roots = {n: why for n, why in reasons.items() if n in self.nodes}
         if not roots:
             return {}
         self.plan_version += 1
         hit: dict[str, str] = {}
-        for node_id in self._reach(set(roots)):
+        for node_id in (self._reach(set(roots)) if follow else sorted(roots)):
             node = self.nodes[node_id]
             why = roots.get(node_id) or "depends on " + ", ".join(
                 sorted(d for d in node.deps if d in roots or d in hit))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -99,11 +100,19 @@ def validate_brief(brief: object, limits: BriefLimits) -> str:
         raise BadInput("brief is empty: describe the game in a sentence or two")
     if len(text) > limits.max_chars:
         raise BadInput(f"brief is {len(text)} characters; the limit is {limits.max_chars}")
-    if len(text) < limits.min_chars:
-        raise BadInput(f"brief is too short ({len(text)} characters, at least {limits.min_chars})")
+    if _weight(text) < limits.min_chars:  # a CJK character says about as much as a short word: it counts twice
+        raise BadInput(f"brief is too short ({len(text)} characters, at least {limits.min_chars}; a Chinese, "
+                       "Japanese or Korean character counts as two)")
     if "\x00" in text:
         raise BadInput("brief contains a NUL character")
     return text
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _weight(text: str) -> int:
+    return len(text) + len(_CJK.findall(text))
 
 
 def crash_reason(code: str, exc: BaseException) -> str:

@@ -19,6 +19,10 @@ from tier2.packs import Pack
 CASES: list[tuple[str, str, dict[str, list[str]]]] = [
     # the and the brief's own examples
     ("shop", "same game, snowy theme", {"changes": ["theme:snowy"]}),
+    # what a clause keeps as it is asks for no change (it is neither a change nor "not understood")
+    ("shop", "keep the gameplay, make it a snowy frozen tavern", {"changes": ["theme:snowy frozen"]}),
+    ("maze", "保持玩法不变，换成冬天的主题", {"changes": ["theme:冬天"]}),
+    ("platformer", "don't change the levels, give me 4 lives", {"changes": ["knob:lives:set:4"]}),
     ("shop", "make the customers more patient and let me hire an assistant",
      {"unbuildable": ["make the customers more patient", "let me hire an assistant"]}),
     ("platformer", "give me 5 lives", {"changes": ["knob:lives:set:5"]}),

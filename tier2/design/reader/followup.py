@@ -104,7 +104,7 @@ def _read_clause(src: str, a: int, b: int, lang: str, genre: GenreLike, pack: Pa
     clause = src[a:b]
     toks = [Token(t.text, t.lemma, t.start + a, t.end + a, t.tag)
             for t in (zh_tokens(clause) if lang == "zh" else en_tokens(clause))]
-    if _only_filler(clause, lang, toks):
+    if _only_filler(clause, lang, toks) or _keeps(clause, lang):
         return
     span = (a, b)
 
@@ -196,6 +196,12 @@ def _read_clause(src: str, a: int, b: int, lang: str, genre: GenreLike, pack: Pa
     acc.uninterpreted.append(Span(a, b, clause))
 
 
+def _keeps(clause: str, lang: str) -> bool:
+    """A clause that keeps something as it is ("keep the gameplay", "保持玩法不变") asks for no change."""
+    text = clause.strip().lower()
+    return any(text.startswith(w) for w in word_list(lang, "keep"))
+
+
 def _only_filler(clause: str, lang: str, toks: Sequence[Token]) -> bool:
     filler = word_list(lang, "filler")
     if lang == "zh":
@@ -233,7 +239,7 @@ def _resolve(hit: Hit, knobs: list[KnobLike], dirs: list[Dir], offs: list[Hit], 
         pick = [k for k in knobs if k.sense != "speed"] or knobs
     elif d.sense == "speed" or d.sense == "duration":  # "faster enemies", "longer levels": only a knob of that sense
         pick = [k for k in knobs if k.sense == d.sense]
-    elif d.sense == "size":  # "a bigger maze" is no count of mazes
+    elif d.sense == "size":  # "a bigger level" is no count of levels
         pick = [k for k in knobs if k.sense != "speed" and not k.count_of]
     else:
         pick = [k for k in knobs if k.sense != "speed"] or ([*knobs] if explicit else [])

@@ -19,8 +19,10 @@ from typing import Any
 
 from tier2.design import ROLES, clauses, out_of_scope
 from tier2.design.assets import asset_key
+from tier2.design.goal import split_goal
 from tier2.design.reader import ENTITY_KINDS, ContentItem, Reading, read_brief
 from tier2.design.spec import SPEC_VERSION
+from tier2.models.offline.follow_up import answer_follow_up, effective_tables, follow_up_requirements
 from tier2.models.offline.history import Conversation
 from tier2.models.offline.policy import Action
 from tier2.packs import Genre, Pack, pack_by_ref
@@ -49,13 +51,9 @@ def _role(conv: Conversation) -> str:
     return m.group(1) if m else ""
 
 
-def _goal_lines(conv: Conversation) -> list[str]:
-    return [line for line in conv.brief.splitlines() if line.strip()]
-
-
 def _first_brief(conv: Conversation) -> str:
-    lines = _goal_lines(conv)
-    return lines[0] if lines else conv.brief
+    """The goal's first version (the brief; a follow-up's goal carries every version: `tier2.design.goal`)."""
+    return split_goal(conv.brief)[0] or conv.brief
 
 
 def _clause(cl: list[str], *words: str) -> str | None:
@@ -84,7 +82,7 @@ def _read(ref: str, brief: str) -> Reading | None:
 def reading_of(conv: Conversation) -> Reading | None:
     """The offline reader's reading of the goal (cached: every designer and the leader read the same brief)."""
     pack = _pack(conv)
-    return _read(pack.ref, conv.brief) if pack is not None else None
+    return _read(pack.ref, _first_brief(conv)) if pack is not None else None
 
 
 def _genre(conv: Conversation, pack: Pack | None) -> tuple[str, Reading | None]:
@@ -123,8 +121,9 @@ def _designer(conv: Conversation, role: str) -> dict[str, Any]:
     genre_id, reading = _genre(conv, pack)
     genre = pack.genres.get(genre_id) if pack else None
     words = _cue_words(reading, genre_id)
-    tables = genre.build_tables(brief) if genre else {}
-    look = genre.build_tables(goal).get("theme.json", {}) if genre else {}  # a follow-up re-themes the look
+    # the goal so far: the brief's tables with every follow-up's theme and knob changes (`follow_up`)
+    tables = effective_tables(pack, genre_id, goal) if genre and pack else {}
+    look = tables.get("theme.json", {})
     theme = look or {"title": _title_from_names(reading), "palette": {}, "subtitle": brief[:60]}
     title = str(tables.get("theme.json", {}).get("title") or theme.get("title") or _title_from_names(reading))
     reqs: list[dict[str, Any]] = []
@@ -143,9 +142,11 @@ def _designer(conv: Conversation, role: str) -> dict[str, Any]:
                             action="start"))
     elif role == "level":
         decisions = [f"Levels/waves of a {genre_id} game, rising in difficulty."]
-    elif role == "economy":
-        out_tables = {k: v for k, v in tables.items() if k != "theme.json"} | (
-            {"theme.json": tables["theme.json"]} if "theme.json" in tables else {})
+    if role in ("economy", "level", "gameplay"):  # the numbers: every table (a follow-up's knobs move them)
+        out_tables = dict(tables)
+    elif role in ("assets", "vfx", "ui") and "theme.json" in tables:  # the look (a follow-up's theme)
+        out_tables = {"theme.json": tables["theme.json"]}
+    if role == "economy":
         numbers = {k: v for t in tables.values() if isinstance(t, dict) for k, v in t.items()
                    if isinstance(v, (int, float)) and not isinstance(v, bool)}
         decisions = ["Numbers: " + ", ".join(f"{k} {v}" for k, v in list(numbers.items())[:8]) + "."]
@@ -196,7 +197,8 @@ def _converge(conv: Conversation) -> dict[str, Any]:
     genre, reading = _genre(conv, pack)
     genres = list(pack.genres) if pack else []
     ref = pack.ref if pack else "?"
-    unsupported = [{"what": what, "reason": why} for what, why in out_of_scope(conv.brief)]
+    first = _first_brief(conv)  # the follow-ups' asks are the leader's reading of each (`answer_follow_up`)
+    unsupported = [{"what": what, "reason": why} for what, why in out_of_scope(first)]
     readable = reading is not None and reading.readable
     if reading is not None and not reading.readable:
         unsupported.insert(0, {"what": "the brief's language", "reason": reading.reason})
@@ -206,7 +208,7 @@ def _converge(conv: Conversation) -> dict[str, Any]:
                                                         f"pack {ref} is not loaded")
                                + f". Not built as another genre: a person or a model can take the design over "
                                  f"(pack {ref} builds {', '.join(genres) or 'nothing'})."})
-    if re.search(r"\b(sound|music|audio|sfx)\b", conv.brief, re.I):
+    if re.search(r"\b(sound|music|audio|sfx)\b", first, re.I):
         unsupported.append({"what": "sound and music", "reason": "the pack has no audio assets or behaviour"})
     cl = clauses(brief)
     words = [w.lower() for w in _cue_words(reading, genre)]
@@ -220,7 +222,9 @@ def _converge(conv: Conversation) -> dict[str, Any]:
             reqs.append({"text": r["text"], "source": r["source"], "role": role, "predicate": r["predicate"],
                          "kind": "structural", "origin": "genre"})
     if reading is not None and readable:
-        reqs += content_requirements(reading, conv.brief, pack.genres.get(genre) if pack else None)
+        reqs += content_requirements(reading, first, pack.genres.get(genre) if pack else None)
+    if pack is not None and genre in pack.genres:
+        reqs += follow_up_requirements(pack, genre, conv.brief, len(reqs) + 1)
     for i, r in enumerate(reqs):
         r["id"] = f"R{i + 1}"
     notes = _NOTE.findall(text)
@@ -229,9 +233,9 @@ def _converge(conv: Conversation) -> dict[str, Any]:
         pitch += " Team notes: " + "; ".join(f"{who}: {what}" for who, what in notes)
     title = (answers.get("ui", {}).get("summary", "").split("“")[1].split("”")[0]
              if "“" in answers.get("ui", {}).get("summary", "") else _title_from_names(reading))
-    keys = ("id", "text", "source", "role", "predicate", "kind", "origin", "span", "mode")
+    keys = ("id", "text", "source", "role", "predicate", "kind", "origin", "span", "mode", "goal_version")
     return {"spec_version": SPEC_VERSION, "title": title, "genre": genre, "brief": conv.brief, "pitch": pitch[:2000],
-            "scope": {"buildable": readable and genre in genres and not out_of_scope(conv.brief),
+            "scope": {"buildable": readable and genre in genres and not out_of_scope(first),
                       "pack": ref, "pack_genres": genres, "unsupported": unsupported},
             "tables": sorted(answers.get("economy", {}).get("tables", {})),
             "requirements": [{k: r[k] for k in keys if k in r} for r in reqs]}
@@ -329,6 +333,8 @@ def content_requirements(reading: Reading, brief: str, genre: Genre | None) -> l
 def decide_design(conv: Conversation) -> Action:
     role = _role(conv)
     if role == "leader":
+        if "<follow-up" in conv.last_user and "<designer-answer" not in conv.last_user:
+            return Action("final", text=json.dumps(answer_follow_up(_pack(conv), conv.last_user), ensure_ascii=False))
         if "<designer-answer" in conv.last_user:
             return Action("final", text=json.dumps(_converge(conv), ensure_ascii=False))
         return Action("final", text=json.dumps(_split(conv), ensure_ascii=False))

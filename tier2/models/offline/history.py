@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentscope.message import HintBlock, Msg, TextBlock, ToolCallBlock, ToolResultBlock
@@ -16,6 +16,8 @@ _BRIEF_RE = re.compile(r"<brief>\s*(.*?)\s*</brief>", re.S)
 _PACK_RE = re.compile(r"\bpack \(([A-Za-z0-9_.@-]+)\)")
 _GENRE_RE = re.compile(r"^genre template: ([a-z][a-z0-9_]*)", re.M)
 _NUMBERED = re.compile(r"^\s*\d+\t", re.M)
+_SUMMARY_TOOLS = re.compile(r"<context-summary [^>]*>.*?^Tools run: (.*)$", re.S | re.M)
+_TOOL_COUNT = re.compile(r"([A-Za-z]+)×(\d+)")
 
 
 @dataclass
@@ -42,6 +44,10 @@ class Conversation:
     #: the pack (``id@version``) and genre template the run request names (None: not named)
     pack: str | None = None
     genre: str | None = None
+    #: every user text of the current request, in order (the run request, then fix rounds)
+    user_texts: list[str] = field(default_factory=list)
+    #: tool name -> calls made before the context was compressed (the summary's "Tools run:" line)
+    earlier: dict[str, int] = field(default_factory=dict)
 
     def last(self, name: str) -> ToolStep | None:
         return next((s for s in reversed(self.steps) if s.name == name), None)
@@ -77,6 +83,7 @@ def read_conversation(messages: list[Msg]) -> Conversation:
     steps: dict[str, ToolStep] = {}
     order: list[str] = []
     user_texts: list[str] = []
+    request_texts: list[str] = []
     chars = 0
     for msg in messages:
         for block in msg.get_content_blocks():
@@ -86,6 +93,8 @@ def read_conversation(messages: list[Msg]) -> Conversation:
                     user_texts.append(block.text)
                     if _BRIEF_RE.search(block.text):  # a new request (a follow-up in a thread): a fresh plan
                         order.clear()
+                        request_texts.clear()
+                    request_texts.append(block.text)
             elif isinstance(block, HintBlock):
                 chars += len(str(block.hint))
             elif isinstance(block, ToolCallBlock):
@@ -118,4 +127,15 @@ def read_conversation(messages: list[Msg]) -> Conversation:
         chars=chars + len(system),
         pack=pack_match.group(1) if pack_match else None,
         genre=genre_match.group(1) if genre_match else None,
+        user_texts=list(request_texts),
+        earlier=_earlier(user_texts),
     )
+
+
+def _earlier(texts: list[str]) -> dict[str, int]:
+    """The tool counts of the newest compression summary (what ran before the kept conversation)."""
+    for text in reversed(texts):
+        m = _SUMMARY_TOOLS.search(text)
+        if m:
+            return {name: int(n) for name, n in _TOOL_COUNT.findall(m.group(1))}
+    return {}

@@ -38,6 +38,8 @@ from typing import Any, Literal
 
 from tier2.design.asset_pool import name_of
 from tier2.design.assets import asset_key
+from tier2.design.goal import split_goal
+from tier2.models.offline.follow_up import effective_tables
 from tier2.models.offline.history import Conversation, strip_line_numbers
 from tier2.packs import Genre, pack_by_ref
 
@@ -101,14 +103,25 @@ def genre_of(conv: Conversation) -> Genre | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _built(pack: str | None, genre: str | None, brief: str) -> dict[str, Any]:
+def _built(pack: str | None, genre: str | None, goal: str) -> dict[str, Any]:
     found = genre_of_names(pack, genre)
-    return found.build_tables(brief) if found is not None else {}
+    if found is None:
+        return {}
+    owner = pack_by_ref(pack) if pack else None
+    # the goal's tables: the brief's, with every follow-up's changes — the very tables the offline design studio
+    # wrote into data/ (`follow_up.effective_tables`), derived again from the words, so a compression that took
+    # the first reads away changes nothing
+    return (effective_tables(owner, found.id, goal) if owner is not None else {}) or found.build_tables(goal)
 
 
 def _tables(conv: Conversation) -> dict[str, Any]:
-    """The genre builder's tables for the brief (deterministic; cached — callers copy before changing)."""
+    """The tables to write for the goal (deterministic; cached — callers copy before changing)."""
     return _built(conv.pack, conv.genre, conv.brief)
+
+
+def _first_line(brief: str) -> str:
+    """The goal's first version (a follow-up's run request carries every version: `tier2.design.goal`)."""
+    return split_goal(brief)[0]
 
 
 def _render_table(conv: Conversation, name: str, faulty: bool) -> str:
@@ -130,7 +143,8 @@ def _title(conv: Conversation) -> str:
 
 def _render_source(conv: Conversation, rel: str, original: str, faulty: bool) -> str:
     title = _title(conv)
-    header = f"// {title}: {PurePosixPath(rel).name} (tier2 offline writer, from the {conv.brief[:60]!r} brief)\n"
+    header = (f"// {title}: {PurePosixPath(rel).name} (tier2 offline writer, from the "
+              f"{_first_line(conv.brief)[:60]!r} brief)\n")
     body = original[original.index("\n") + 1:] if original.startswith("// ") and "tier2 offline writer" in original \
         else original
     if faulty:
@@ -155,7 +169,8 @@ def _write_all(conv: Conversation, targets: list[str], faults: set[str]) -> Acti
         else:
             content = _render_source(conv, rel, reads.get(path, ""), faulty="syntax_error" in faults
                                      and rel == _SYNTAX_TARGET)
-        calls.append(("Write", {"file_path": path, "content": content}))
+        if content != reads.get(path):  # what is already there (the design's tables, an unchanged file) stays
+            calls.append(("Write", {"file_path": path, "content": content}))
     return Action("tools", calls)
 
 
@@ -254,12 +269,22 @@ def _after_build_failure(conv: Conversation, result: str) -> Action:
 
 
 def _first_reads(conv: Conversation) -> dict[str, str]:
+    """file_path -> the content the file had before this request changed it: its first Read — or, once a
+    compression took the first reads away (a later Read may show this request's own writes), the pack
+    template's file when the template has it."""
     out: dict[str, str] = {}
     for s in conv.steps:
         path = s.args.get("file_path", "")
         if s.name == "Read" and s.ok and s.result is not None and path not in out:
             out[path] = s.result
-    return {k: strip_line_numbers(v) for k, v in out.items()}
+    reads = {k: strip_line_numbers(v) for k, v in out.items()}
+    if conv.earlier.get("Write"):
+        genre = genre_of(conv)
+        for path in list(reads):
+            original = genre.template_dir / _rel(conv, path) if genre is not None else None
+            if original is not None and original.is_file():
+                reads[path] = original.read_text(encoding="utf-8")
+    return reads
 
 
 def _after_run_failure(conv: Conversation, result: str) -> Action:
@@ -278,6 +303,8 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
         return _stop("no project directory in the system prompt")
     if genre_of(conv) is None:
         return _stop(f"the run request names no capability pack this process has loaded ({conv.pack or 'none'})")
+    if conv.earlier and (done := _finished_before(conv)) is not None:  # a compression right at the end
+        return done
     if conv.last("Glob") is None:
         return Action("tools", [("Glob", {"pattern": "src/**/*.js", "path": conv.project}),
                                 ("Glob", {"pattern": "data/*.json", "path": conv.project})])
@@ -288,7 +315,7 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
     unread = [rel for rel in targets if _abs(conv, rel) not in reads]
     if unread:
         return Action("tools", [("Read", {"file_path": _abs(conv, rel)}) for rel in unread])
-    if conv.index_of_last("Build") < 0:
+    if conv.index_of_last("Build") < 0 and not conv.earlier.get("Build"):  # (a compression may hide the pass)
         if (assets := _assets_first(conv, params)) is not None:
             return assets
         # the first write pass; after a resumed attempt only part of that batch may have run: write the rest
@@ -297,10 +324,12 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
         if pending:
             return Action("tools", pending)
     last = conv.steps[-1]
-    if last.name == "Read":
+    if last.name == "Read" and conv.index_of_last("Build") >= 0:
         return _after_pending_read(conv, last)
     build_i, run_i = conv.index_of_last("Build"), conv.index_of_last("RunGame")
-    last_write_i = max(i for i, s in enumerate(conv.steps) if s.name == "Write")
+    last_write_i = max((i for i, s in enumerate(conv.steps) if s.name == "Write"), default=-1)
+    if build_i < 0 and last_write_i < 0:  # nothing to change (a follow-up whose design changed no file here),
+        return Action("tools", [("Build", {})])  # or the first pass is behind a compression: build what is there
     if build_i < last_write_i:
         return Action("tools", [("Build", {})])
     build = conv.steps[build_i]
@@ -314,8 +343,45 @@ def decide(conv: Conversation, params: dict[str, Any]) -> Action:
         return ask
     if not run.ok:
         return _after_run_failure(conv, run.result or "") if repairs else _no_repair("game", run.result)
+    tasks = open_tasks(conv)
+    if tasks:  # every gate passes: the tasks the run gave are done
+        return Action("tools", [("TaskUpdate", {"task_id": t, "status": "completed"}) for t in tasks])
     title = _title(conv)
     return Action("final", text=f"DONE: {title} builds and passes every L1 gate.\n{run.result or ''}")
+
+
+_TASK_LINE = re.compile(r"^- \[([0-9]{1,4})\] ", re.M)
+_TASKS = re.compile(r"<tasks>\n(.*?)</tasks>", re.S)
+
+
+def open_tasks(conv: Conversation) -> list[str]:
+    """The ids of the tasks the run's messages gave (a fix round may give one again) that this conversation has not
+    closed as many times with TaskUpdate."""
+    given: dict[str, int] = {}
+    for text in conv.user_texts:
+        for block in _TASKS.findall(text):
+            for tid in _TASK_LINE.findall(block):
+                given[tid] = given.get(tid, 0) + 1
+    closed: dict[str, int] = {}
+    for s in conv.steps:
+        if s.name == "TaskUpdate" and s.ok and s.args.get("status") == "completed":
+            tid = str(s.args.get("task_id"))
+            closed[tid] = closed.get(tid, 0) + 1
+    return [t for t, n in sorted(given.items(), key=lambda kv: int(kv[0])) if closed.get(t, 0) < n]
+
+
+def _finished_before(conv: Conversation) -> Action | None:
+    """After a compression: when the kept conversation shows RunGame passing with nothing written after it, the
+    work is done — close the tasks and finish (never start the plan over)."""
+    run_i = conv.index_of_last("RunGame")
+    last_write = max((i for i, s in enumerate(conv.steps) if s.name in ("Write", "Edit")), default=-1)
+    if run_i < 0 or not conv.steps[run_i].ok or last_write > run_i:
+        return None
+    tasks = open_tasks(conv)
+    if tasks:
+        return Action("tools", [("TaskUpdate", {"task_id": t, "status": "completed"}) for t in tasks])
+    return Action("final", text=f"DONE: {_title(conv)} builds and passes every L1 gate.\n"
+                                f"{conv.steps[run_i].result or ''}")
 
 
 def _explore_first(conv: Conversation, params: dict[str, Any], result: str) -> Action | None:

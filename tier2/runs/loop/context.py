@@ -87,7 +87,16 @@ class DesignOutcome:
     goal: str
     reused: list[str] = field(default_factory=list)
     rerun: list[str] = field(default_factory=list)
+    #: a person edited the design files since tier2 wrote them (never set by a re-converged spec)
     edited: bool = False
+    #: the spec of the previous goal version (None: the first)
+    previous_spec: dict[str, Any] | None = None
+    #: the plan nodes this run executed (the rest were reused): the plan metrics
+    executed: set[str] = field(default_factory=set)
+    #: the nodes re-executed after a failure (evidence): the recovery distance
+    recovered: set[str] = field(default_factory=set)
+    #: how the plan ends when the design decides it (``{"kind": "blocked"|"unverified", "reason", "options"}``)
+    end: dict[str, Any] = field(default_factory=dict)
 
     def completion(self, report: ValidationReport | None, why: str = "") -> dict[str, Any]:
         gates = [g for g in report.gates if g.layer == "L2"] if report is not None else None
@@ -168,6 +177,11 @@ class RunView(Protocol):
 
     @property
     def usage(self) -> Usage: ...
+
+    @property
+    def task_text(self) -> str:
+        """The writer's task message of this run (the run request), verbatim: pinned through compressions."""
+        ...
 
     @property
     def current_phase(self) -> str: ...

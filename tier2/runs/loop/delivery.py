@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.hostio import ProjectDir, UnsafePath, is_host_file, read_file
+from tier2.plan import file_versions, plan_metrics, spec_versions
 from tier2.runs.loop.context import DesignOutcome
 from tier2.store.keys import SCHEMA_VERSION
 from tier2.store.lifecycle import TerminalStatus
@@ -84,32 +85,73 @@ def write_delivery(
     return path, record
 
 
-def design_record(design: DesignOutcome, report: ValidationReport | None, reason: str,
-                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+def design_record(design: DesignOutcome, report: ValidationReport | None, reason: str, project: Path,
+                  status: str = "failed") -> tuple[dict[str, Any], dict[str, Any]]:
     """The design phase's part of the delivery — the completion map (every requirement → the gates that verified it,
     or why not; ``structural`` and ``content`` ``{verified, total}`` and the ``content_summary`` line counted
-    apart) and the final plan — and the run record's ``plan``/``completion`` fields. Requirement nodes are
-    verified only by gates that passed, never by a ticked task. ``design``: the run's
-    `tier2.runs.loop.context.DesignOutcome`; ``reason``: why the run ended (the reason of a run never
-    validated)."""
+    apart), the final plan with each verified node's state versions, and the plan metrics — and the run record's
+    ``plan``/``completion`` fields. Requirement nodes are verified only by gates that passed, never by a ticked
+    task; a writer task is verified when all its requirements are. ``reason``: why the run ended."""
     completion = design.completion(report, reason if report is None else "")
-    plan = design.plan
-    for row in completion["requirements"]:
-        node = f"req.{row['id']}"
-        if node in plan.nodes:
-            plan.set(node, "verified" if row["status"] == "verified" else ("failed" if report else "blocked"),
-                     gates=row["gates"] or None, reason=row["reason"] or None)
+    plan, spec = design.plan, design.spec
+    executed = set(design.executed)
     if report is not None:
-        plan.set("phase.implement", "verified" if report.build and report.build.get("ok") else "failed")
-        plan.set("phase.validate", "verified" if report.passed else "failed",
-                 failed=[g.id for g in report.failures] or None)
-    fields = {"plan": plan.summary(), "completion": {k: completion[k] for k in (
+        source = snapshot(project)["sha256"]
+        versions = spec_versions(spec)
+        verified = {row["id"] for row in completion["requirements"] if row["status"] == "verified"}
+        for row in completion["requirements"]:
+            node = f"req.{row['id']}"
+            if node not in plan.nodes:
+                continue
+            now = {f"spec:{row['id']}": versions.get(f"spec:{row['id']}", ""), "source": source}
+            if row["status"] == "verified":
+                reused = plan.nodes[node].versions == now  # same inputs as its last verification: nothing re-run
+                plan.verify(node, now, gates=row["gates"] or None, reused=reused or None)
+                if not reused:
+                    executed.add(node)
+            else:
+                plan.set(node, "failed", gates=row["gates"] or None, reason=row["reason"] or None)
+                executed.add(node)
+        files = sorted({i.name.removeprefix("file:") for n in plan.nodes.values() for i in n.inputs
+                        if i.name.startswith("file:")})
+        current = versions | file_versions(project, files)
+        for task in [n for n in plan.nodes.values() if n.kind == "task"]:
+            ids = [str(i) for i in task.predicate.get("ids") or []]
+            if all(i in verified for i in ids):
+                if task.status != "verified" or task.versions != {i.name: current.get(i.name, "")
+                                                                  for i in task.inputs}:
+                    plan.verify(task.id, {i.name: current.get(i.name, "") for i in task.inputs},
+                                requirements=ids)
+            else:
+                plan.set(task.id, "failed", unverified=[i for i in ids if i not in verified])
+        built = bool(report.build and report.build.get("ok"))
+        plan.verify("phase.implement", {"source": source}) if built else plan.set("phase.implement", "failed")
+        plan.verify("phase.validate", {"source": source}) if report.passed else plan.set(
+            "phase.validate", "failed", failed=[g.id for g in report.failures] or None)
+        executed |= {"phase.implement", "phase.validate"}
+    else:
+        for row in completion["requirements"]:
+            node = f"req.{row['id']}"
+            if node in plan.nodes and plan.nodes[node].status != "blocked":
+                plan.set(node, "blocked", reason=row["reason"] or None)
+    if "delivery" in plan.nodes:
+        plan.set("delivery", "verified" if status == "delivered" else "blocked" if design.end else "failed",
+                 reason=(reason or None) if status != "delivered" else None,
+                 options=design.end.get("options") or None)
+    ids = [str(r["id"]) for r in spec.get("requirements") or []]
+    metrics = plan_metrics(plan, executed, ids, design.recovered)
+    pending = sorted(n for n, node in plan.nodes.items() if node.status not in ("verified", "skipped"))
+    end = design.end or {"kind": status, "reason": reason}
+    summary = {**plan.summary(), "metrics": metrics, "pending": pending, "end": end}
+    fields = {"plan": summary, "completion": {k: completion[k] for k in (
         "verified", "total", "summary", "genre", "buildable", "unsupported", "structural", "content",
         "content_summary") if k in completion}}
-    extra = {"design": {"spec": "design/spec.json", "gdd": "docs/design/GDD.md", "genre": design.spec.get("genre"),
-                        "scope": design.spec.get("scope"), "goal_version": plan.goal_version,
-                        "reused": design.reused, "rerun": design.rerun, "edited_by_person": design.edited},
-             "completion": completion, "plan": plan.summary()}
+    extra = {"design": {"spec": "design/spec.json", "gdd": "docs/design/GDD.md", "genre": spec.get("genre"),
+                        "scope": spec.get("scope"), "goal_version": plan.goal_version,
+                        "plan_version": plan.plan_version, "reused": design.reused, "rerun": design.rerun,
+                        "edited_by_person": design.edited,
+                        "goal": plan.history[-1].model_dump(mode="json") if plan.history else None},
+             "completion": completion, "plan": summary}
     return extra, fields
 
 

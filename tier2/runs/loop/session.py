@@ -20,8 +20,19 @@ from typing import Any
 from agentscope.agent import Agent
 from agentscope.message import Msg
 
+from tier2.design.planning import producers
 from tier2.errors import BadInput, RunLimitReached, StaleLease, Tier2Error
-from tier2.events import AttemptStarted, GateResult, PhaseChanged, PolicyRefused, RunStarted, Tier2Event
+from tier2.events import (
+    AttemptStarted,
+    GateResult,
+    PhaseChanged,
+    PlanChanged,
+    PolicyRefused,
+    RunStarted,
+    Tier2Event,
+    WriterTask,
+    WriterTasks,
+)
 from tier2.events import Phase as PhaseName
 from tier2.models.routing import agent_models
 from tier2.runs.loop.addons.companions import RunCompanions
@@ -34,8 +45,10 @@ from tier2.runs.loop.layers import Additions
 from tier2.runs.loop.phases.base import Phase, PhaseInput, Verdict
 from tier2.runs.loop.phases.design import DesignPhase
 from tier2.runs.loop.phases.implement import ImplementPhase
+from tier2.runs.loop.plan_record import record_plan
 from tier2.runs.loop.sandboxing import RunWorkspace, ensure_project_meta, open_run_workspace
 from tier2.runs.loop.setup import assemble_writer, validation_runner, writer_additions
+from tier2.runs.loop.tasks import reconcile, render_tasks, reopen_tasks, seed_tasks, task_rows
 from tier2.runs.loop.turns import drive_turn
 from tier2.runs.loop.usage import EventMapper, Usage
 from tier2.runs.process.owner import process_owner
@@ -48,6 +61,7 @@ from tier2.settings.tenants import LOCAL_TENANT
 from tier2.store.checkpoints import RunPosition
 from tier2.store.finish import RunEnd, finish_run
 from tier2.store.lifecycle import TerminalStatus
+from tier2.store.plans import PlanVersionRefused, PlanVersions
 from tier2.store.policies import PolicySnapshots
 from tier2.store.quotas import QuotaStore
 from tier2.store.records import DeliverySummary
@@ -101,6 +115,8 @@ class RunSession:
         self.workspace: RunWorkspace | None = None  # the workspace kind's sandbox, command sessions, browser
         self.library: RunLibrary | None = None  # the debug case library's part in this run
         self.companions: RunCompanions | None = None  # explorer + reviewer
+        #: the writer's task message (the run request), once sent
+        self.task_text = ""
 
     # --- the state, read-only (RunView) and for phases (RunControl) ------------------------------------------
 
@@ -125,6 +141,73 @@ class RunSession:
 
     def designed(self, outcome: DesignOutcome) -> None:
         self.design = outcome
+
+    async def writer_tasks(self, reopen: list[str] | None = None) -> str:
+        design, writer = self.design, self.writer
+        if design is None or writer is None or not any(n.kind == "task" for n in design.plan.nodes.values()):
+            return ""
+        state = writer.handle.agent.state
+        given = (seed_tasks(state, design.plan, design.spec) if reopen is None
+                 else reopen_tasks(state, design.plan, design.spec, reopen))
+        for node in given:
+            design.plan.set(node, "ready")
+            design.executed.add(node)
+            await self._announce(node)
+        await self._tasks_changed()
+        await self.update(plan=design.plan.summary())
+        return render_tasks(state, given)
+
+    async def reconcile_tasks(self, report: ValidationReport) -> None:
+        design, writer = self.design, self.writer
+        if design is None or writer is None:
+            return
+        passed = {g.id.removeprefix("l2.req.") for g in report.gates if g.id.startswith("l2.req.") and g.passed}
+        if reconcile(writer.handle.agent.state, design.plan, passed, report.passed):
+            await self._tasks_changed()
+
+    async def _tasks_changed(self) -> None:
+        if self.writer is not None:
+            rows = task_rows(self.writer.handle.agent.state)
+            await self.emit(WriterTasks(run_id=self.run_id, tasks=[WriterTask(**t) for t in rows]))
+
+    async def _announce(self, node: str) -> None:
+        design = self.design
+        if design is None or node not in design.plan.nodes:
+            return
+        n = design.plan.nodes[node]
+        await self.emit(PlanChanged(run_id=self.run_id, node=node, kind=n.kind, status=n.status,
+                                    goal_version=design.plan.goal_version, plan_version=design.plan.plan_version,
+                                    evidence=n.evidence))
+
+    async def record_plan(self, end: dict[str, Any] | None = None, metrics: dict[str, Any] | None = None) -> None:
+        design, opened = self.design, self.opened
+        if design is None or opened is None:
+            return
+        try:
+            await record_plan(PlanVersions(self.rt.store.r, self.rt.store.keys), opened.project_id, self.run_id,
+                              design, self.fence, end, metrics)
+        except PlanVersionRefused as exc:  # the store is ahead of this project's state file: keep the run going
+            log.warning("run %s: plan version not stored: %s", self.run_id, exc)
+
+    async def replan(self, report: ValidationReport) -> list[str]:
+        design = self.design
+        if design is None:
+            return []
+        reasons: dict[str, str] = {}
+        for gate in report.failures:
+            reasons.update({n: why for n, why in producers(gate.id, design.plan, design.spec).items()
+                            if n not in reasons})
+        if not reasons:
+            return []
+        designs = {n: w for n, w in reasons.items() if n.startswith("design.")}
+        work = {n: w for n, w in reasons.items() if not n.startswith("design.")}
+        # the designs are re-checked by the same gates on the next build (not re-run inside this run): no cascade
+        hit = design.plan.invalidate(designs, "evidence", follow=False) if designs else {}
+        hit |= design.plan.invalidate(work, "evidence", cause="; ".join(sorted(set(work.values())))[:300])
+        design.recovered |= set(hit)
+        for node in hit:
+            await self._announce(node)
+        return sorted(n for n in hit if n.startswith("task."))
 
     def _design_source(self) -> tuple[dict[str, Any], str] | None:
         return (self.design.spec, self.design.goal) if self.design is not None else None
@@ -261,6 +344,8 @@ class RunSession:
     async def writer_turn(self, message: Msg | None) -> Turn:
         """One writer reply (a build-fix loop); its events become run events. ``None`` continues a turn."""
         agent = self._writer().handle.agent
+        if message is not None and not self.task_text:  # the run request: pinned verbatim through compressions
+            self.task_text = message.get_text_content() or ""
         if self.companions is not None:  # the reviewer reads the change from here on
             self.companions.turn_started()
         return await self.agent_turn(agent, "writer", message)
@@ -355,8 +440,11 @@ class RunSession:
         """The design phase's part of the delivery (completion map, final plan); its summary goes on the record."""
         if self.design is None:
             return None
-        extra, fields = design_record(self.design, report, verdict.reason)
+        extra, fields = design_record(self.design, report, verdict.reason, self._opened().project,
+                                      verdict.status or "failed")
         await self.update(**fields)
+        self.design.plan.plan_version += 1  # the run's result is a change of the plan: its own plan version
+        await self.record_plan(end=extra["plan"]["end"], metrics=extra["plan"]["metrics"])
         return extra
 
     # --- the run, with every way it can end --------------------------------------------------------------------

@@ -106,6 +106,8 @@ def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any]
         rows = (tables.get(pred["table"]) or {}).get(pred["field"])
         n = len(rows) if isinstance(rows, (list, dict)) else 0
         return n >= pred["n"], f"data/{pred['table']} has {n} {pred['field']} (need ≥ {pred['n']})", {"count": n}
+    if kind == "table_value":
+        return _table_value(pred, tables)
     if kind == "gate_passes":
         g = gates.get(pred["gate"])
         if g is None:
@@ -165,6 +167,38 @@ def _judge(pred: dict[str, Any], trace: PlayTrace | None, tables: dict[str, Any]
         return ok, f"{key} = {v} at the start of play (want {pred.get('min', '-')}..{pred.get('max', '-')})", {
             "value": v}
     return False, f"unknown predicate kind {kind!r}", {}
+
+
+def _table_value(pred: dict[str, Any], tables: dict[str, Any]) -> tuple[bool, str, dict[str, Any]]:
+    """The value(s) at ``path`` in the built ``data/<table>`` (``a[*].b``: every element's) against ``equals`` /
+    ``min`` / ``max``."""
+    values: list[Any] = [tables.get(pred["table"])]
+    for part in str(pred["path"]).split("."):
+        star = part.endswith("[*]")
+        key = part[:-3] if star else part
+        nxt: list[Any] = []
+        for v in values:
+            item = v.get(key) if isinstance(v, dict) else None
+            if star:
+                nxt += list(item) if isinstance(item, list) else [None]
+            else:
+                nxt.append(item)
+        values = nxt
+    where = f"data/{pred['table']} {pred['path']}"
+    if not values or any(v is None for v in values):
+        return False, f"{where} is not in the built tables", {}
+
+    def holds(v: Any) -> bool:
+        if "equals" in pred:
+            return bool(v == pred["equals"])
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            return False
+        return bool(pred.get("min", v) <= v <= pred.get("max", v))
+
+    ok = all(holds(v) for v in values)
+    want = (f"= {pred['equals']}" if "equals" in pred else f"{pred.get('min', '-')}..{pred.get('max', '-')}")
+    shown = ", ".join(str(v) for v in values[:6]) + ("…" if len(values) > 6 else "")
+    return ok, f"{where} is {shown} (want {want})", {"values": values[:20]}
 
 
 def conformance_gates(spec: dict[str, Any], brief: str, trace: PlayTrace | None, tables: dict[str, Any] | None,

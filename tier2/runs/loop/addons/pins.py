@@ -41,7 +41,8 @@ def run_pins(brief: str, view: RunView, results: ToolResults) -> Pins:
         failure = "Build: " + "; ".join(str(e) for e in build.errors[:3])[:EVIDENCE_CHARS]
     elif report is not None:
         failure = failure_text(report)
-    return Pins(goal=" ".join(goal.split())[:2000], requirements=requirements, last_failure=failure)
+    return Pins(goal=" ".join(goal.split())[:2000], requirements=requirements, last_failure=failure,
+                task=view.task_text)
 
 
 def pins_provider(brief: str, view: RunView, results: ToolResults) -> PinsProvider:

@@ -87,6 +87,20 @@ class RunControl(Protocol):
     def designed(self, outcome: DesignOutcome) -> None:
         """The design phase's outcome: L2 judges the build against it from now on."""
 
+    async def writer_tasks(self, reopen: list[str] | None = None) -> str:
+        """Give the writer its tasks — the plan's task nodes not verified, or ``reopen`` those again — in its
+        state; the ``<tasks>`` block for its message (empty: no task, or no design)."""
+
+    async def reconcile_tasks(self, report: ValidationReport) -> None:
+        """Close the writer's tasks the evidence of ``report`` completed (a ticked task verifies nothing)."""
+
+    async def record_plan(self, end: dict[str, Any] | None = None, metrics: dict[str, Any] | None = None) -> None:
+        """Store the plan as it is now as a goal/plan version of the project (`tier2.store.plans`)."""
+
+    async def replan(self, report: ValidationReport) -> list[str]:
+        """Evidence: the failing gates of ``report`` invalidate the nodes that produced what they check; the
+        writer tasks to reopen."""
+
 
 class Phase(Protocol):
     name: str

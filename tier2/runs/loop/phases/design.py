@@ -29,18 +29,21 @@ from agentscope.agent import Agent
 from agentscope.message import Msg, UserMsg
 
 from tier2.assembly.team import build_design_agent, read_only_tools
-from tier2.design import ROLES, AnswerError, DesignerAnswer, LeaderSplit, classify_brief, parse_answer
+from tier2.design import ROLES, AnswerError, DesignerAnswer, LeaderSplit, parse_answer
+from tier2.design.goal import compose_goal
 from tier2.design.paths import DOCS_DIR, SPEC_FILE, STATE_FILE
-from tier2.design.roles import render_gdd, render_role_doc, roles_touched_by
+from tier2.design.planning import TESTABLE, declare_design, declare_work
+from tier2.design.roles import FollowUpAnswer, render_gdd, render_role_doc
 from tier2.design.spec import spec_sha256, validate_spec
 from tier2.errors import Tier2Error
-from tier2.events import PlanChanged
+from tier2.events import GoalVersioned, PlanChanged
 from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import CheckpointMiddleware, restorable_state
-from tier2.plan import Plan
+from tier2.plan import GoalVersion, Plan, check_plan, file_versions, spec_versions, stable_ids
 from tier2.runs.loop.context import DesignOutcome
 from tier2.runs.loop.layers import Additions
 from tier2.runs.loop.phases.base import PhaseInput, RunControl, Verdict
+from tier2.runs.loop.phases.replan import follow_up_requirements, goal_diff, invalidations, person_edit, stop_for
 from tier2.runs.loop.turns import text_of
 from tier2.store.checkpoints import CheckpointMeta
 from tier2.store.team import TeamMailbox, agent_checkpoints
@@ -83,6 +86,20 @@ class DesignPhase:
             await studio.set("design.spec", "failed", reason=str(exc)[:1000])
             return Verdict("failed", f"design: {exc}")
         run.designed(outcome)
+        studio.save_state(status="designing")
+        await run.record_plan()  # the goal version this run is on, and the plan the writer starts from
+        goal = outcome.plan.current_goal()
+        if goal is not None and goal.run_id == run.ctx.run_id and goal.version == outcome.plan.goal_version:
+            await run.ctx.emit(GoalVersioned(run_id=run.ctx.run_id, goal_version=goal.version, author=goal.author,
+                                             text=goal.text[:4000], diff=goal.diff))
+        if outcome.end:  # the follow-up cannot be delivered: the design stays, the writer does not start
+            await studio.set("phase.implement", "blocked", reason=outcome.end["reason"][:1000])
+            await studio.set("delivery", "blocked", reason=outcome.end["reason"][:1000],
+                             options=outcome.end.get("options") or None)
+            studio.save_state(status="designed")
+            options = outcome.end.get("options") or []
+            return Verdict("stopped", outcome.end["reason"] + (("; options: " + "; ".join(options))[:1500]
+                                                               if options else ""))
         why = unbuildable(outcome.spec)
         if why:
             await studio.set("phase.implement", "blocked", reason=why[:1000])
@@ -107,6 +124,10 @@ class _Studio:
         self.previous = self._load_state()
         self.plan = Plan()
         self.tools: list[Any] = []
+        self.answer: FollowUpAnswer | None = None
+        #: the nodes this run executed (the others are reused)
+        self.executed: builtins.set[str] = set()
+        self.old_spec: dict[str, Any] | None = None
 
     # --- state ----------------------------------------------------------------------------------------------------
 
@@ -119,15 +140,20 @@ class _Studio:
     def save_state(self, status: str) -> None:
         state = {"run_id": self.ctx.run_id, "status": status, "goals": self.plan.goals,
                  "plan": self.plan.model_dump(mode="json"), "answers": self.answers_json,
-                 "spec_sha256": spec_sha256(self.spec), "split": self.split_json}
+                 "spec_sha256": spec_sha256(self.spec), "split": self.split_json, "spec": self.spec}
         ProjectDir(self.project).write_text(STATE_FILE, json.dumps(state, indent=2, ensure_ascii=False))
 
     async def set(self, node: str, status: str, **evidence: Any) -> None:
         if node not in self.plan.nodes:
             return
-        n = self.plan.set(node, status, **evidence)  # type: ignore[arg-type]
+        self.plan.set(node, status, **evidence)  # type: ignore[arg-type]
+        await self.announce(node)
+
+    async def announce(self, node: str) -> None:
+        n = self.plan.nodes[node]
         await self.ctx.emit(PlanChanged(run_id=self.ctx.run_id, node=n.id, kind=n.kind, status=n.status,
-                                      goal_version=self.plan.goal_version, evidence=n.evidence))
+                                        goal_version=self.plan.goal_version, plan_version=self.plan.plan_version,
+                                        evidence=n.evidence))
 
     async def publish(self) -> None:
         await self.run_.update(plan=self.plan.summary())
@@ -141,57 +167,109 @@ class _Studio:
         self.answers_json: dict[str, Any] = {}
         self.split_json: dict[str, Any] = {}
         self.spec: dict[str, Any] = {}
-        rerun: builtins.set[str]
+        rerun: builtins.set[str] = set()
+        invalidated: dict[str, str] = {}
+        edited = False
+        brief = self.inp.brief.strip()
         if prev is not None:
             self.plan = Plan.model_validate(prev["plan"])
             self.answers_json = dict(prev.get("answers") or {})
             self.split_json = dict(prev.get("split") or {})
+            self.old_spec = prev.get("spec") if isinstance(prev.get("spec"), dict) else None
             same_run = prev.get("run_id") == ctx.run_id
-            # a resumed attempt of this run, or a continue with the same goal: nothing changed
-            follow = "" if same_run or self.inp.brief.strip() in self.plan.goals else self.inp.brief.strip()
-            rerun = self._invalidated_by(follow, prev)
-            if follow and rerun:  # a new goal version: only what it touches is redone
-                self.plan.goal_version += 1
-                self.plan.goals.append(follow)
+            declare_design(self.plan)
+            if not same_run:
+                edited = await self._person_edit(prev, invalidated)
+                if brief not in self.plan.goals:  # a follow-up: goal version n+1, whatever it says
+                    self.answer = await self._read_follow_up(brief)
+                    version = self.plan.begin_goal(brief, "user", ctx.run_id)
+                    reasons = invalidations(self.answer, version.version)
+                    invalidated |= self.plan.invalidate(reasons, "user", cause=f"goal v{version.version}: "
+                                                        + brief[:200])
+                    rerun = set(reasons)
         else:
-            self.plan.goals = [self.inp.brief]
+            self.plan.goals = [brief]
+            self.plan.history = [GoalVersion(version=1, text=brief, author="user", run_id=ctx.run_id)]
+            declare_design(self.plan)
             rerun = {"design.brief", *(f"design.{r}" for r in ROLES)}
-        self._nodes()
-        goal = "\n".join(self.plan.goals)
-        if prev is not None and rerun:
-            hit = self.plan.invalidate(rerun, f"goal v{self.plan.goal_version}: {self.plan.goals[-1][:200]}")
-            for node in hit:
-                n = self.plan.nodes[node]
-                await ctx.emit(PlanChanged(run_id=ctx.run_id, node=node, kind=n.kind, status=n.status,
-                                         goal_version=self.plan.goal_version, evidence=n.evidence))
+        goal = compose_goal(self.plan.goals)
+        for node in invalidated:
+            await self.announce(node)
         await self.publish()
-        spec = await self._design(goal, rerun, prev)
+        spec = await self._design(goal, rerun, prev, follow=self.answer is not None)
         self.spec = spec
+        await self._plan_work(spec, invalidated)
         await self.publish()
         reused = sorted(r for r in ROLES if f"design.{r}" not in rerun)
+        end: dict[str, Any] = {}
+        stop = stop_for(self.answer) if self.answer is not None else None
+        if stop is not None:
+            end = {"kind": "blocked" if stop[0].startswith("blocked") else "unverified", "reason": stop[0],
+                   "options": stop[1]}
         return DesignOutcome(spec=spec, plan=self.plan, goal=goal, reused=reused,
                              rerun=sorted(r.removeprefix("design.") for r in rerun if r.startswith("design.")
                                           and r not in ("design.brief", "design.spec")),
-                             edited=bool(prev and prev.get("spec_sha256") and spec_sha256(spec) != prev[
-                                 "spec_sha256"]))
+                             edited=edited, previous_spec=self.old_spec, executed=set(self.executed), end=end)
 
-    def _nodes(self) -> None:
-        p = self.plan
-        p.add("design.brief", "design")
-        for r in ROLES:
-            p.add(f"design.{r}", "design", ["design.brief"])
-        p.add("design.spec", "design", [f"design.{r}" for r in ROLES])
-        p.add("phase.implement", "phase", ["design.spec"])
-        p.add("phase.validate", "phase", ["phase.implement"])
+    async def _person_edit(self, prev: dict[str, Any], invalidated: dict[str, str]) -> bool:
+        """A person edited ``design/spec.json`` since tier2 wrote it: a goal version by that person, the spec on
+        disk the base of what follows (validated), and the work whose spec sections changed invalidated."""
+        disk = self._disk_spec()
+        if disk is None or not person_edit(prev.get("spec_sha256"), spec_sha256(disk)):
+            return False
+        errors = validate_spec(disk)
+        if errors:
+            raise DesignFailed(f"{SPEC_FILE} (edited) fails the JSON Schema: " + "; ".join(errors[:8]))
+        version = self.plan.begin_goal(f"{SPEC_FILE} edited by a person", "person", self.ctx.run_id)
+        disk = stable_ids(self.old_spec, disk)
+        declare_work(self.plan, disk, self.rt.pack.genre_of(self.project).spec.data_tables)
+        hit = self.plan.revalidate(spec_versions(disk), "person", cause=f"goal v{version.version}: {SPEC_FILE} "
+                                   "edited")
+        version.diff = goal_diff(self.old_spec, disk, hit, self.plan, ())
+        invalidated.update(hit)
+        self.old_spec = disk
+        return True
 
-    def _invalidated_by(self, follow: str, prev: dict[str, Any]) -> builtins.set[str]:
-        """Nodes a follow-up's words change (nothing for a resumed attempt of the same run or a bare "continue")."""
-        if not follow:
-            return set()
-        guess = classify_brief(follow, self.rt.pack.genre_vocab())
-        if guess.genre is not None and guess.genre != (self.split_json.get("genre")):
-            return {"design.brief", *(f"design.{r}" for r in ROLES)}  # another game: everything changes
-        return {f"design.{r}" for r in roles_touched_by(follow)}
+    def _disk_spec(self) -> dict[str, Any] | None:
+        try:
+            spec = json.loads(ProjectDir(self.project).read_text(SPEC_FILE, max_bytes=MAX_STATE_BYTES))
+        except (OSError, ValueError):
+            return None
+        return spec if isinstance(spec, dict) else None
+
+    async def _read_follow_up(self, text: str) -> FollowUpAnswer:
+        """The leader reads the follow-up (one turn; the offline leader with the brief reader): every part of it
+        becomes a change, or is kept as unbuildable, contradictory or not understood."""
+        genre = (self.old_spec or {}).get("genre") or self.split_json.get("genre") or ""
+        message = (f"<brief>\n{compose_goal(self.plan.goals)}\n</brief>\n<design-genre>{genre}</design-genre>\n"
+                   f"<follow-up>\n{text}\n</follow-up>\nRead this follow-up: answer the changes it asks for.")
+        try:
+            answer: FollowUpAnswer = await self._turn("leader", message, FollowUpAnswer, resume=False)
+        except AnswerError as exc:  # never dropped: the whole follow-up stays, as not understood
+            from tier2.design.roles import FollowUpProblem
+            return FollowUpAnswer(uninterpreted=[FollowUpProblem(text=text[:500], reason=str(exc)[:300])])
+        self.executed.add("design.brief")
+        return answer
+
+    async def _plan_work(self, spec: dict[str, Any], invalidated: dict[str, str]) -> None:
+        """The writer's tasks, the build, the validation, the requirements and the delivery from the spec; work
+        whose inputs changed is invalidated (by state version); the plan passes its static checks; the goal
+        version records its diff."""
+        declare_work(self.plan, spec, self.rt.pack.genre_of(self.project).spec.data_tables)
+        current = spec_versions(spec) | file_versions(self.project, sorted(
+            {i.name.removeprefix("file:") for n in self.plan.nodes.values() for i in n.inputs
+             if i.name.startswith("file:")}))
+        hit = self.plan.revalidate(current, "user" if self.answer is not None else "leader",
+                                   cause=f"goal v{self.plan.goal_version}: inputs changed")
+        invalidated.update(hit)
+        for node in hit:
+            await self.announce(node)
+        problems = check_plan(self.plan, [str(r["id"]) for r in spec["requirements"]], TESTABLE)
+        if problems:
+            raise DesignFailed("the plan fails its static checks: " + "; ".join(problems[:6]))
+        version = self.plan.current_goal()
+        if version is not None and version.version == self.plan.goal_version and self.previous is not None:
+            version.diff = goal_diff(self.old_spec, spec, invalidated, self.plan, self.executed)
 
     # --- agents ---------------------------------------------------------------------------------------------------
 
@@ -228,12 +306,13 @@ class _Studio:
 
     # --- the work -------------------------------------------------------------------------------------------------
 
-    async def _design(self, goal: str, rerun: builtins.set[str], prev: dict[str, Any] | None) -> dict[str, Any]:
+    async def _design(self, goal: str, rerun: builtins.set[str], prev: dict[str, Any] | None,
+                      follow: bool = False) -> dict[str, Any]:
         ctx = self.ctx
         if self.run_.view.writer is not None:
             self.tools = read_only_tools(self.project)
-        if not rerun and prev is not None:  # resumed after the design, or a continue: the spec on disk
-            return await self._reuse_spec(prev)
+        if not rerun and prev is not None:  # resumed after the design, a continue, or a follow-up no designer redoes
+            return await self._reuse_spec(prev, follow)
         brief_block = f"<brief>\n{goal}\n</brief>"
         log_ = {m["from"]: m for m in await self.mailbox.all() if m.get("kind") == "split"}
         if "design.brief" in rerun or not self.split_json:
@@ -241,6 +320,7 @@ class _Studio:
                 self.split_json = log_["leader"]["body"]
             else:
                 await self.set("design.brief", "running")
+                self.executed.add("design.brief")
                 split = await self._turn("leader", brief_block + "\nSplit this brief for the designers.",
                                          LeaderSplit, resume=False)
                 self.split_json = split.model_dump()
@@ -258,19 +338,26 @@ class _Studio:
                 self.answers_json[area] = posted[role]
                 await self.set(node, "verified", source="mailbox (earlier attempt)")
                 return
-            await self.set(node, "running")
+            ticket = self.plan.start(node)
+            self.executed.add(node)
+            await self.announce(node)
             try:
                 answer = await self._turn(role, f"{brief_block}\n<task>{tasks.get(area, '')}</task>", DesignerAnswer)
             except AnswerError as exc:
-                await self.set(node, "failed", reason=str(exc)[:500])
+                if self.plan.finish(ticket, "failed", reason=str(exc)[:500]):
+                    await self.announce(node)
                 return
             answer.role = area
             body = answer.model_dump(mode="json")
+            if not self.plan.finish(ticket, "verified", {"answer": spec_sha256(body)},
+                                    requirements=len(answer.requirements), tables=sorted(answer.tables),
+                                    route=ctx.policy.agent_route(role)[0]):
+                log.warning("run %s: %s answered after its node moved on: answer dropped", ctx.run_id, role)
+                return
             self.answers_json[area] = body
             if not await self.mailbox.post(role, "answer", body):
                 log.warning("run %s: the leader's mailbox closed before %s answered", ctx.run_id, role)
-            await self.set(node, "verified", requirements=len(answer.requirements), tables=sorted(answer.tables),
-                           route=ctx.policy.agent_route(role)[0])
+            await self.announce(node)
 
         await asyncio.gather(*(one(a) for a in ROLES))
         for area in ROLES:
@@ -281,6 +368,7 @@ class _Studio:
 
     async def _converge(self, goal: str, brief_block: str) -> dict[str, Any]:
         await self.set("design.spec", "running")
+        self.executed.add("design.spec")
         for m in await self.mailbox.take():  # the answers (and notes) posted so far
             if m.get("kind") == "answer":
                 self.answers_json.setdefault(m["from"].removeprefix("designer."), m["body"])
@@ -301,11 +389,25 @@ class _Studio:
                     self.answers_json[m["from"].removeprefix("designer.")] = m["body"]
         else:
             raise DesignFailed(f"messages kept arriving while the leader converged ({MAX_CONVERGE} rounds)")
-        spec["goal_version"] = self.plan.goal_version
+        spec = self._versioned(stable_ids(self.old_spec, spec))
         self._write(spec, goal)
-        await self._requirements(spec)
         await self.set("design.spec", "verified", sha256=spec_sha256(spec), requirements=len(spec["requirements"]),
                        genre=spec["genre"], buildable=spec["scope"]["buildable"], late_messages=len(notes))
+        return spec
+
+    def _versioned(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """The spec of the current goal version: the goal version stamped, and one requirement per part of the
+        follow-up that did not become a change (kept from earlier versions too: nothing the user wrote is
+        dropped)."""
+        spec = dict(spec)
+        reqs = [r for r in spec["requirements"] if not str(r.get("predicate", {}).get("gate", "")).startswith(
+            "l2.follow_up.")]
+        if self.answer is not None:
+            used = [int(str(r["id"])[1:]) for r in [*reqs, *((self.old_spec or {}).get("requirements") or [])]
+                    if str(r.get("id", ""))[1:].isdigit()]
+            reqs += follow_up_requirements(self.answer, self.plan.goal_version, max(used, default=0) + 1)
+        spec["requirements"] = reqs[:60]
+        spec["goal_version"] = self.plan.goal_version
         return spec
 
     async def _spec_turn(self, message: str) -> dict[str, Any]:
@@ -326,8 +428,9 @@ class _Studio:
                     + "\nAnswer the corrected spec, JSON only.")))
         raise DesignFailed("the leader's spec failed the JSON Schema: " + "; ".join(errors[:8]))
 
-    async def _reuse_spec(self, prev: dict[str, Any]) -> dict[str, Any]:
-        """The spec on disk (a person may have edited it after a pause), validated before the writer starts."""
+    async def _reuse_spec(self, prev: dict[str, Any], follow: bool) -> dict[str, Any]:
+        """The spec on disk (a person may have edited it after a pause), validated before the writer starts; a
+        follow-up no designer redoes adds its requirements to it."""
         try:
             spec = json.loads(ProjectDir(self.project).read_text(SPEC_FILE, max_bytes=MAX_STATE_BYTES))
         except (OSError, ValueError) as exc:
@@ -335,28 +438,14 @@ class _Studio:
         errors = validate_spec(spec)
         if errors:
             raise DesignFailed(f"{SPEC_FILE} fails the JSON Schema: " + "; ".join(errors[:8]))
-        edited = spec_sha256(spec) != prev.get("spec_sha256")
+        if follow:
+            spec = self._versioned(spec)
+            ProjectDir(self.project).write_text(SPEC_FILE, json.dumps(spec, indent=2, ensure_ascii=False) + "\n")
         for area in ROLES:
             if self.plan.nodes[f"design.{area}"].status != "verified":
                 await self.set(f"design.{area}", "verified", reused_from=prev.get("run_id"))
-        await self._requirements(spec)
-        await self.set("design.spec", "verified", sha256=spec_sha256(spec), reused_from=prev.get("run_id"),
-                       edited_by_person=edited or None)
+        await self.set("design.spec", "verified", sha256=spec_sha256(spec), reused_from=prev.get("run_id"))
         return spec  # type: ignore[no-any-return]
-
-    async def _requirements(self, spec: dict[str, Any]) -> None:
-        """One plan node per requirement (pending until a gate verifies it); old ones the spec dropped go."""
-        keep = {f"req.{r['id']}" for r in spec["requirements"]}
-        for gone in [n for n in self.plan.nodes if n.startswith("req.") and n not in keep]:
-            del self.plan.nodes[gone]
-        for r in spec["requirements"]:
-            role = r.get("role", "")
-            deps = ["design.spec"] + ([f"design.{role}"] if role in ROLES else [])
-            node = self.plan.add(f"req.{r['id']}", "requirement", deps)
-            if node.status != "verified":
-                node.status = "pending"
-        self.plan.nodes["phase.implement"].status = "pending"
-        self.plan.nodes["phase.validate"].status = "pending"
 
     def _write(self, spec: dict[str, Any], goal: str) -> None:
         """tier2 writes the studio's output into the project (designers never write)."""
@@ -369,10 +458,14 @@ class _Studio:
         if spec.get("genre") in pack.genres:  # before anyone wrote code: the project starts from that genre
             switch_genre(pack, self.project, spec["genre"])
         allowed = set(pack.genre_of(self.project).spec.data_tables)
-        economy = answers.get("economy")
-        for name, table in (economy.tables if economy else {}).items():
+        # the designers' tables, the answers made this run last (they hold the current goal version's numbers)
+        order = sorted(answers, key=lambda a: (f"design.{a}" in self.executed, ROLES.index(a) if a in ROLES else 99))
+        tables: dict[str, Any] = {}
+        for area in order:
+            tables.update({n: t for n, t in answers[area].tables.items() if n in allowed and isinstance(t, dict)})
+        for name, table in tables.items():
             target = f"data/{name}"
-            if name in allowed and isinstance(table, dict) and pdir.is_file(target):  # the pack's tables only
+            if pdir.is_file(target):  # the pack's tables only
                 pdir.write_text(target, json.dumps(table, indent=2, ensure_ascii=False) + "\n")
         pdir.write_text(SPEC_FILE, json.dumps(spec, indent=2, ensure_ascii=False) + "\n")
 

@@ -27,8 +27,11 @@ def run_request(pack: Pack, inp: PhaseInput) -> str:
 
 
 class ImplementPhase:
-    """The writer builds the game; after each writer turn the session validates it; failing gates go back to the
-    writer as a fix round, up to ``writer.max_fix_rounds``. A resumed attempt continues where its checkpoint was:
+    """The writer builds the game, its work given as tasks (the plan's task nodes not verified: on a follow-up,
+    only what the change invalidated); after each writer turn the session validates it; failing gates invalidate
+    the nodes that produced what they check and go back to the writer as a fix round with those tasks reopened,
+    up to ``writer.max_fix_rounds``: a turn that ends with tasks the evidence did not complete is not finished.
+    A resumed attempt continues where its checkpoint was:
     mid turn (continue the turn) or after a turn (validate what it left)."""
 
     name = "implement"
@@ -37,8 +40,11 @@ class ImplementPhase:
         ctx = run.ctx
         policy = ctx.policy
         await run.phase("implement", f"writer {ctx.writer.route_name}")
-        message: Msg = UserMsg("user", run_request(ctx.rt.pack, inp))
         resume = ctx.req.resume
+        tasks = await run.writer_tasks() if resume is None else ""  # a resumed writer keeps its tasks
+        design = run.view.design  # the writer works from the whole goal (every version), not the last words
+        goal = PhaseInput(brief=design.goal, project=inp.project, previous=inp.previous) if design else inp
+        message: Msg = UserMsg("user", run_request(ctx.rt.pack, goal) + ("\n" + tasks if tasks else ""))
         pending = resume.stage if resume else ""
         verdict = Verdict("failed", "the writer never ran")
         await run.before_writer()
@@ -58,6 +64,7 @@ class ImplementPhase:
                 check, known = await run.after_failing_check(check)
             # the independent reviewer (policy): findings are advice for the next fix round, never the verdict
             review = await run.review(check.report)
+            await run.reconcile_tasks(check.report)  # the evidence closes tasks, never the writer's tick
             if check.report.passed:
                 return Verdict("delivered", "all L1 gates passed", check.report, check.report_path)
             if said.startswith("STOP:"):
@@ -67,9 +74,11 @@ class ImplementPhase:
             if turn.exceeded:
                 reason = f"writer hit max_iters={policy.writer.max_iters}; " + reason
             verdict = Verdict("failed", reason, check.report, check.report_path)
+            reopened = await run.replan(check.report)  # evidence: only the work that produced what failed
+            block = await run.writer_tasks(reopen=reopened) if reopened else ""
             message = UserMsg("user", render_prompt("fix_round", feedback=check.report.feedback(),
                                                     known_fixes=("\n\n" + known) if known else "",
-                                                    review=review))
+                                                    review=review) + ("\n" + block if block else ""))
             await run.phase("implement", f"fix round {round_no + 1}")
         return verdict
 
