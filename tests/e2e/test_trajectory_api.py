@@ -55,6 +55,8 @@ async def test_the_trajectory_lists_every_call_to_its_tenant_only(service: httpx
     assert all(t["call_id"].startswith("t:") and t["args_sha256"] and t["duration_ms"] >= 0 for t in tools)
     assert any(t["tool"] == "RunGame" and t["state"] == "success" for t in tools)
     assert [c["started_at"] for c in calls] == sorted(c["started_at"] for c in calls)
+    plan = body["summary"]["plan"]  # the run's plan metrics beside its calls
+    assert plan["goal_coverage"] == 1.0 and plan["reused"] == 0 and plan["modifications"] == 0, plan
 
     only_tools = (await service.get(f"/v1/runs/{run_id}/trajectory?kind=tool&offset=1&limit=2",
                                     headers=A)).json()

@@ -99,7 +99,7 @@ def declare_work(plan: Plan, spec: Mapping[str, Any], tables: Sequence[str] = ()
              inputs=[NodeInput(name="source", source="project")], tools=["Build"], predicate={"kind": "build_ok"},
              on_fail=sorted(groups))
     plan.add("phase.validate", "validation", ["phase.implement"], goal="every blocking L1 gate passes in play",
-             inputs=[NodeInput(name="bundle", source="phase.implement")], tools=["RunGame"],
+             inputs=[NodeInput(name="source", source="phase.implement")], tools=["RunGame"],
              predicate={"kind": "gates_pass", "layer": "L1"}, on_fail=["phase.implement"])
     for r in reqs:
         rid = str(r["id"])
@@ -107,13 +107,25 @@ def declare_work(plan: Plan, spec: Mapping[str, Any], tables: Sequence[str] = ()
         plan.add(f"req.{rid}", "requirement",
                  ["design.spec", task_of(r), "phase.validate"] + ([f"design.{role}"] if role in ROLES else []),
                  goal=str(r.get("text", ""))[:300],
-                 inputs=[NodeInput(name=f"spec:{rid}", source="design.spec"),
-                         NodeInput(name="bundle", source="phase.implement")],
+                 inputs=[NodeInput(name=f"spec:{rid}", source="design.spec"), _reads(r)],
                  predicate=dict(r.get("predicate") or {}), on_fail=[task_of(r)])
     plan.add("delivery", "delivery", ["phase.validate", *(f"req.{i}" for i in enforced(spec))],
              goal="deliver only when every enforce-mode requirement of the current goal version is verified",
-             inputs=[NodeInput(name="bundle", source="phase.implement")],
+             inputs=[NodeInput(name="source", source="phase.implement")],
              predicate={"kind": "enforce_verified", "ids": enforced(spec)}, on_fail=["phase.implement"])
+
+
+#: predicates judged on a built table, not in play
+_TABLE_PREDICATES = ("min_count", "table_value")
+
+
+def _reads(req: Mapping[str, Any]) -> NodeInput:
+    """What a requirement's check reads: its table (a table predicate), else the game (``source``: the game's own
+    files, `tier2.plan.game_version`) — a requirement judged in play reads all of it."""
+    pred = req.get("predicate") or {}
+    if pred.get("kind") in _TABLE_PREDICATES and pred.get("table"):
+        return NodeInput(name=f"file:data/{pred['table']}", source="phase.implement")
+    return NodeInput(name="source", source="phase.implement")
 
 
 #: L1 gates whose failure points at the data tables (and the designers who made them)

@@ -15,9 +15,18 @@ from tier2.plan.model import (
     PlanNode,
     Ticket,
 )
-from tier2.plan.versions import file_versions, requirement_diff, sha_json, sha_text, slot, spec_versions, stable_ids
+from tier2.plan.versions import (
+    file_versions,
+    game_version,
+    requirement_diff,
+    sha_json,
+    sha_text,
+    slot,
+    spec_versions,
+    stable_ids,
+)
 
 __all__ = ["AUTHORS", "Author", "GoalVersion", "Modification", "NodeInput", "NodeKind", "NodeStatus",
            "OUTSIDE_SOURCES", "Plan", "PlanCheckError", "PlanNode", "STATUSES", "Ticket", "check_plan", "coverage",
-           "file_versions", "plan_metrics", "requirement_diff", "sha_json", "sha_text", "slot", "spec_versions",
-           "stable_ids"]
+           "file_versions", "game_version", "plan_metrics", "requirement_diff", "sha_json", "sha_text", "slot",
+           "spec_versions", "stable_ids"]

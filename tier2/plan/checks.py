@@ -104,7 +104,8 @@ def plan_metrics(plan: Plan, executed: Collection[str], goal_ids: Iterable[str],
     for m in plan.modifications:
         reasons[m.author] = reasons.get(m.author, 0) + 1
     version = plan.goal_version
-    invalidated = {n for m in plan.modifications if m.goal_version == version for n in m.nodes}
+    invalidated = {n for m in plan.modifications if m.goal_version == version for n in m.nodes
+                   if n in plan.nodes and not plan.nodes[n].evidence.get("reused")}  # (a re-checked node was kept)
     rows = coverage(plan, goal_ids)
     covered = sum(1 for v in rows.values() if v)
     run_now = [n for n in executed if n in plan.nodes]

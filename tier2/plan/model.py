@@ -164,7 +164,7 @@ class Plan(BaseModel):
         node.evidence = {k: v for k, v in evidence.items() if v is not None}
         node.goal_version = self.goal_version
         node.updated_at = time.time()
-        if status != "verified":
+        if status not in ("verified", "invalidated"):  # an invalidated node keeps what it was verified with
             node.versions = {}
         return node
 
@@ -255,6 +255,21 @@ class Plan(BaseModel):
             if changed:
                 reasons[node_id] = "input changed: " + ", ".join(changed[:6])
         return self.invalidate(reasons, author, cause) if reasons else {}
+
+    def restore(self, current: Mapping[str, str]) -> list[str]:
+        """Re-check the nodes invalidated only because something upstream was (a cascade, not a change of their
+        own): one whose recorded inputs all still have their versions is verified again, reused with no work
+        (seed 002 §4.3: re-checked against the state versions before it is reused). Returns them in order."""
+        out: list[str] = []
+        for node in self.nodes.values():
+            reason = str(node.evidence.get("reason", ""))
+            if node.status != "invalidated" or not reason.startswith("depends on ") or not node.versions:
+                continue
+            if all(current.get(k) == v for k, v in node.versions.items()):
+                versions = dict(node.versions)
+                self.verify(node.id, versions, reused=True, rechecked=reason)
+                out.append(node.id)
+        return out
 
     def statuses(self) -> dict[str, str]:
         return {n.id: n.status for n in self.nodes.values()}

@@ -19,7 +19,8 @@ from typing import Any
 
 from tier2.hostio import ProjectDir
 
-__all__ = ["file_versions", "requirement_diff", "sha_json", "sha_text", "slot", "spec_versions", "stable_ids"]
+__all__ = ["GAME_PATHS", "file_versions", "game_version", "requirement_diff", "sha_json", "sha_text", "slot",
+           "spec_versions", "stable_ids"]
 
 #: the predicate field that says what a predicate points at (the rest are its parameters)
 _TARGET = ("key", "counter", "role", "scene", "table", "gate", "action", "outcome", "text", "field")
@@ -45,6 +46,20 @@ def file_versions(project: Path, rels: Iterable[str]) -> dict[str, str]:
         except (OSError, ValueError):
             out[f"file:{rel}"] = "missing"
     return out
+
+
+#: what the game itself reads (its code, tables, assets, page): a requirement judged in play reads all of it; the
+#: design documents and tier2's own files are not part of the game
+GAME_PATHS = ("src/", "data/", "assets/", "index.html", "public/")
+
+
+def game_version(snapshot: Mapping[str, Any]) -> str:
+    """One version over the game's own files of a project snapshot (`tier2.workspace.snapshot`)."""
+    h = hashlib.sha256()
+    for f in snapshot.get("files") or []:
+        if str(f.get("path", "")).startswith(GAME_PATHS):
+            h.update(f"{f['path']}\0{f['sha256']}\n".encode())
+    return h.hexdigest()
 
 
 def spec_versions(spec: Mapping[str, Any]) -> dict[str, str]:

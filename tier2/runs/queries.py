@@ -135,8 +135,11 @@ async def run_trajectory(rt: Runtime, tenant: str, run_id: str, kind: Literal["m
     record = await require_run(rt.store, tenant, run_id)
     calls = await TrajectoryStore(rt.store.r, rt.store.keys).read(run_id)
     selected = [c for c in calls if kind is None or c.kind == kind]
-    return TrajectoryPage(run_id, len(selected), offset, limit, TrajectoryStore.summarize(calls),
-                          selected[offset:offset + limit], record.project_dir)
+    plan = getattr(record, "plan", None)
+    metrics = plan.get("metrics") if isinstance(plan, dict) else None
+    summary = {**TrajectoryStore.summarize(calls), **({"plan": metrics} if isinstance(metrics, dict) else {})}
+    return TrajectoryPage(run_id, len(selected), offset, limit, summary, selected[offset:offset + limit],
+                          record.project_dir)
 
 
 async def follow_events(store: RunStore, run_id: str, after: int, disconnected: Callable[[], Awaitable[bool]],

@@ -377,6 +377,9 @@ class TrajectorySummary(_Out):
     library: LibraryTotals | None = Field(default=None, description="debug case library hits (none: no hit)")
     agents: dict[str, AgentTotals] = Field(default_factory=dict, description=(
         "per agent (writer, leader, designer.*, explorer, reviewer, l3_scorer): its calls, tokens and cost"))
+    plan: dict[str, Any] | None = Field(default=None, description=(
+        "the run's plan metrics (docs/iteration.md): modifications and reasons, invalidation rate, local-replan "
+        "ratio, recovery distance, goal coverage; none before the run ended"))
 
 
 class TrajectoryView(_Out):

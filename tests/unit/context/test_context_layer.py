@@ -115,6 +115,21 @@ async def test_the_record_names_the_last_covered_block_and_a_resume_never_resumm
     assert steps[:len(record["facts"]["steps"])] == record["facts"]["steps"]  # folded forward, not rebuilt
     assert sum("t1-" in s for s in steps) == 6 and sum("t2-" in s for s in steps) >= 1
     assert "Goal: brew potions" in str(resumed.state.summary)  # the goal survived the resume (kept in the record)
+    # the task as it was given stays verbatim through every compression (the first covered request, kept in the
+    # record: the second compression covered no request and still has it)
+    task = str(resumed.state.summary).split("## The task, as it was given (verbatim)\n", 1)[1]
+    assert task.startswith("<brief>brew potions</brief>")
+
+
+async def test_the_runs_own_task_text_is_pinned_verbatim(tmp_path: Path) -> None:
+    request = ("<brief>\nbrew potions\n</brief>\nBuild the game in the project. pack (phaser@1.0.0)\n"
+               "genre template: shop")
+    layer = ContextMiddleware(POLICY, role="writer", project_root=tmp_path,
+                              pins=lambda: Pins(goal="brew potions", task=request))
+    agent = _agent(ScriptedChatModel([], model="scripted-ctx"), [layer])
+    agent.state.context = [UserMsg("user", "a later note"), _turn("t1", 6)]
+    await agent.compress_context()
+    assert "## The task, as it was given (verbatim)\n" + request + "\n" in str(agent.state.summary)
 
 
 def test_a_long_output_is_cut_with_a_marker_and_the_artifact_holds_all_of_it(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.hostio import ProjectDir, UnsafePath, is_host_file, read_file
-from tier2.plan import file_versions, plan_metrics, spec_versions
+from tier2.plan import file_versions, game_version, plan_metrics, spec_versions
 from tier2.runs.loop.context import DesignOutcome
 from tier2.store.keys import SCHEMA_VERSION
 from tier2.store.lifecycle import TerminalStatus
@@ -96,14 +96,19 @@ def design_record(design: DesignOutcome, report: ValidationReport | None, reason
     plan, spec = design.plan, design.spec
     executed = set(design.executed)
     if report is not None:
-        source = snapshot(project)["sha256"]
-        versions = spec_versions(spec)
+        source = game_version(snapshot(project))  # what a requirement judged in play reads
+        files = sorted({i.name.removeprefix("file:") for n in plan.nodes.values() for i in n.inputs
+                        if i.name.startswith("file:")})
+        current = spec_versions(spec) | file_versions(project, files) | {"source": source}
         verified = {row["id"] for row in completion["requirements"] if row["status"] == "verified"}
+        # a writer task is done when its enforce-mode requirements are verified; an observe-mode one that is not
+        # (offline cannot draw a backdrop) is reported in the completion map and on the task, never re-tasked
+        observed = {row["id"] for row in completion["requirements"] if row.get("mode") == "observe"}
         for row in completion["requirements"]:
             node = f"req.{row['id']}"
             if node not in plan.nodes:
                 continue
-            now = {f"spec:{row['id']}": versions.get(f"spec:{row['id']}", ""), "source": source}
+            now = {i.name: current.get(i.name, "") for i in plan.nodes[node].inputs}
             if row["status"] == "verified":
                 reused = plan.nodes[node].versions == now  # same inputs as its last verification: nothing re-run
                 plan.verify(node, now, gates=row["gates"] or None, reused=reused or None)
@@ -112,16 +117,13 @@ def design_record(design: DesignOutcome, report: ValidationReport | None, reason
             else:
                 plan.set(node, "failed", gates=row["gates"] or None, reason=row["reason"] or None)
                 executed.add(node)
-        files = sorted({i.name.removeprefix("file:") for n in plan.nodes.values() for i in n.inputs
-                        if i.name.startswith("file:")})
-        current = versions | file_versions(project, files)
         for task in [n for n in plan.nodes.values() if n.kind == "task"]:
             ids = [str(i) for i in task.predicate.get("ids") or []]
-            if all(i in verified for i in ids):
+            if all(i in verified or i in observed for i in ids):
                 if task.status != "verified" or task.versions != {i.name: current.get(i.name, "")
                                                                   for i in task.inputs}:
                     plan.verify(task.id, {i.name: current.get(i.name, "") for i in task.inputs},
-                                requirements=ids)
+                                requirements=ids, observed_unverified=[i for i in ids if i not in verified] or None)
             else:
                 plan.set(task.id, "failed", unverified=[i for i in ids if i not in verified])
         built = bool(report.build and report.build.get("ok"))
@@ -135,6 +137,7 @@ def design_record(design: DesignOutcome, report: ValidationReport | None, reason
             if node in plan.nodes and plan.nodes[node].status != "blocked":
                 plan.set(node, "blocked", reason=row["reason"] or None)
     if "delivery" in plan.nodes:
+        executed.add("delivery")  # judged again by every run
         plan.set("delivery", "verified" if status == "delivered" else "blocked" if design.end else "failed",
                  reason=(reason or None) if status != "delivered" else None,
                  options=design.end.get("options") or None)

@@ -43,7 +43,7 @@ from tier2.runs.loop.context import Check, DesignOutcome, Opened, RunContext, Tu
 from tier2.runs.loop.delivery import design_record, write_delivery
 from tier2.runs.loop.layers import Additions
 from tier2.runs.loop.phases.base import Phase, PhaseInput, Verdict
-from tier2.runs.loop.phases.design import DesignPhase
+from tier2.runs.loop.phases.design import DesignPhase, store_plan
 from tier2.runs.loop.phases.implement import ImplementPhase
 from tier2.runs.loop.plan_record import record_plan
 from tier2.runs.loop.sandboxing import RunWorkspace, ensure_project_meta, open_run_workspace
@@ -443,6 +443,7 @@ class RunSession:
         extra, fields = design_record(self.design, report, verdict.reason, self._opened().project,
                                       verdict.status or "failed")
         await self.update(**fields)
+        store_plan(self._opened().project, self.design.plan)  # the next goal version starts from this plan
         self.design.plan.plan_version += 1  # the run's result is a change of the plan: its own plan version
         await self.record_plan(end=extra["plan"]["end"], metrics=extra["plan"]["metrics"])
         return extra

@@ -23,6 +23,7 @@ import asyncio
 import builtins
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from agentscope.agent import Agent
@@ -39,7 +40,7 @@ from tier2.errors import Tier2Error
 from tier2.events import GoalVersioned, PlanChanged
 from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import CheckpointMiddleware, restorable_state
-from tier2.plan import GoalVersion, Plan, check_plan, file_versions, spec_versions, stable_ids
+from tier2.plan import GoalVersion, Plan, check_plan, file_versions, game_version, spec_versions, stable_ids
 from tier2.runs.loop.context import DesignOutcome
 from tier2.runs.loop.layers import Additions
 from tier2.runs.loop.phases.base import PhaseInput, RunControl, Verdict
@@ -47,9 +48,11 @@ from tier2.runs.loop.phases.replan import follow_up_requirements, goal_diff, inv
 from tier2.runs.loop.turns import text_of
 from tier2.store.checkpoints import CheckpointMeta
 from tier2.store.team import TeamMailbox, agent_checkpoints
+from tier2.workspace import snapshot
 from tier2.workspace.projects import switch_genre
 
-__all__ = ["DOCS_DIR", "DesignFailed", "DesignOutcome", "DesignPhase", "STATE_FILE", "SPEC_FILE", "unbuildable"]
+__all__ = ["DOCS_DIR", "DesignFailed", "DesignOutcome", "DesignPhase", "STATE_FILE", "SPEC_FILE", "store_plan",
+           "unbuildable"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +62,19 @@ MAX_STATE_BYTES = 8_000_000
 
 class DesignFailed(Tier2Error):
     """The design could not be made valid (an answer or the spec failed its schema)."""
+
+
+def store_plan(project: Path, plan: Plan) -> None:
+    """The plan as the run ended (statuses, the state versions of what was verified) into the design state: the
+    next goal version starts from it."""
+    pdir = ProjectDir(project)
+    try:
+        state = json.loads(pdir.read_text(STATE_FILE, max_bytes=MAX_STATE_BYTES))
+    except (OSError, ValueError):
+        return  # no design state (a run without a design phase): nothing to update
+    if isinstance(state, dict):
+        state["plan"] = plan.model_dump(mode="json")
+        pdir.write_text(STATE_FILE, json.dumps(state, indent=2, ensure_ascii=False))
 
 
 def unbuildable(spec: dict[str, Any]) -> str:
@@ -256,13 +272,17 @@ class _Studio:
         whose inputs changed is invalidated (by state version); the plan passes its static checks; the goal
         version records its diff."""
         declare_work(self.plan, spec, self.rt.pack.genre_of(self.project).spec.data_tables)
-        current = spec_versions(spec) | file_versions(self.project, sorted(
+        current = spec_versions(spec) | {f"answer:{a}": spec_sha256(b) for a, b in self.answers_json.items()} \
+            | {"source": game_version(snapshot(self.project))} | file_versions(self.project, sorted(
             {i.name.removeprefix("file:") for n in self.plan.nodes.values() for i in n.inputs
              if i.name.startswith("file:")}))
         hit = self.plan.revalidate(current, "user" if self.answer is not None else "leader",
                                    cause=f"goal v{self.plan.goal_version}: inputs changed")
         invalidated.update(hit)
-        for node in hit:
+        # what a change invalidated only by following the edges, and whose own inputs did not change, is reused
+        for node in self.plan.restore(current):
+            invalidated.pop(node, None)
+        for node in sorted(set(hit) | {n for n, x in self.plan.nodes.items() if x.evidence.get("reused")}):
             await self.announce(node)
         problems = check_plan(self.plan, [str(r["id"]) for r in spec["requirements"]], TESTABLE)
         if problems:
@@ -349,7 +369,7 @@ class _Studio:
                 return
             answer.role = area
             body = answer.model_dump(mode="json")
-            if not self.plan.finish(ticket, "verified", {"answer": spec_sha256(body)},
+            if not self.plan.finish(ticket, "verified", {f"answer:{area}": spec_sha256(body)},
                                     requirements=len(answer.requirements), tables=sorted(answer.tables),
                                     route=ctx.policy.agent_route(role)[0]):
                 log.warning("run %s: %s answered after its node moved on: answer dropped", ctx.run_id, role)
