@@ -56,6 +56,8 @@ def _expect(fu: FollowUp, res: Result, version: int) -> None:
                    and fu.text in r["text"] for r in res.requirements), res.requirements
     if fu.status == "stopped" and fu.reason.startswith("blocked"):
         assert "; options: " in res.reason or fu.what == "contradiction", res.reason
+    assert set(fu.reused) <= set(res.diff.get("reused", [])), (fu.text, res.diff.get("reused"))
+    assert not res.edited_by_person  # re-converged by the studio, not edited by a person
     m = res.metrics
     assert m["reused"] > 0 and 0 < m["local_replan_ratio"] < 1 and m["goal_coverage"] == 1.0, (fu.text, m)
 

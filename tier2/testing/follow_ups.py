@@ -40,6 +40,8 @@ class FollowUp:
     checks: tuple[tuple[str, str, str], ...] = ()
     #: a requirement added by this goal version whose text starts with this
     added: str = ""
+    #: plan nodes the goal version's diff must list as reused (verified, inputs unchanged, not redone)
+    reused: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,8 @@ def load_chains(pack: Pack) -> tuple[Chain, ...]:
     return tuple(Chain(str(c["genre"]), str(c["brief"]), tuple(
         FollowUp(text=str(f["text"]), what=str(f["what"]), status=str(f["status"]), reason=str(f.get("reason", "")),
                  rerun=tuple(f.get("rerun") or ()), checks=tuple(tuple(x) for x in f.get("checks") or ()),
-                 added=str(f.get("added", ""))) for f in c["follow_ups"])) for c in data["chains"])
+                 added=str(f.get("added", "")), reused=tuple(f.get("reused") or ()))
+        for f in c["follow_ups"])) for c in data["chains"])
 
 
 @dataclass
@@ -77,6 +80,7 @@ class Result:
     tables: dict[str, Any] = field(default_factory=dict)
     base_tables: dict[str, Any] = field(default_factory=dict)
     requirements: list[dict[str, Any]] = field(default_factory=list)
+    edited_by_person: bool = False
 
 
 async def model_calls(rt: Runtime, run_id: str) -> int:
@@ -117,4 +121,5 @@ def _result(project: Path, text: str, what: str, run_id: str, status: str, reaso
                   goal_version=int(design.get("goal_version") or 0), rerun=list(design.get("rerun") or []),
                   reused=list(design.get("reused") or []), diff=dict(goal.get("diff") or {}), calls=calls,
                   scratch_calls=scratch, seconds=round(seconds, 1), metrics=dict(plan.get("metrics") or {}),
-                  tables=_tables(project), base_tables=base_tables, requirements=reqs)
+                  tables=_tables(project), base_tables=base_tables, requirements=reqs,
+                  edited_by_person=bool(design.get("edited_by_person")))

@@ -7,6 +7,7 @@ from agentscope.message import Msg, UserMsg
 
 from tier2.packs import Pack
 from tier2.prompts import render_prompt
+from tier2.runs.loop.context import DesignOutcome
 from tier2.runs.loop.phases.base import PhaseInput, RunControl, Verdict
 from tier2.runs.loop.turns import text_of
 from tier2.validators import ValidationReport
@@ -47,6 +48,18 @@ class ImplementPhase:
         message: Msg = UserMsg("user", run_request(ctx.rt.pack, goal) + ("\n" + tasks if tasks else ""))
         pending = resume.stage if resume else ""
         verdict = Verdict("failed", "the writer never ran")
+        if resume is None and not tasks and _build_reusable(design):
+            # nothing the writer does was invalidated and the build it made still has its inputs: no writer turn,
+            # no model call — L1 (and every requirement) is judged again on it all the same
+            await run.phase("validate", "no task invalidated: the verified build, validated again")
+            check = await run.validate()
+            await run.reconcile_tasks(check.report)
+            if check.report.passed:
+                return Verdict("delivered", "all L1 gates passed (the verified build, nothing to redo)",
+                               check.report, check.report_path)
+            reopened = await run.replan(check.report)  # it no longer passes: the evidence says what to redo
+            tasks = await run.writer_tasks(reopen=reopened) if reopened else ""
+            message = UserMsg("user", run_request(ctx.rt.pack, goal) + ("\n" + tasks if tasks else ""))
         await run.before_writer()
         for round_no in range(resume.round if resume else 0, policy.writer.max_fix_rounds + 1):
             run.begin_round(round_no)
@@ -81,6 +94,14 @@ class ImplementPhase:
                                                     review=review) + ("\n" + block if block else ""))
             await run.phase("implement", f"fix round {round_no + 1}")
         return verdict
+
+
+def _build_reusable(design: DesignOutcome | None) -> bool:
+    """The design's plan still holds a verified build and validation (their inputs did not change)."""
+    if design is None:
+        return False
+    nodes = design.plan.nodes
+    return all(n in nodes and nodes[n].status == "verified" for n in ("phase.implement", "phase.validate"))
 
 
 def _failing(report: ValidationReport) -> str:
