@@ -121,3 +121,11 @@ class ProcessWatch:
         with self._lock:
             if self._markers is not None and not self._markers & set(any_of):
                 self._problems.append(f"starts {what} but has no `{'` or `'.join(any_of)}` marker")
+
+
+def fast_first(values: Sequence[Any], n: int) -> list[Any]:
+    """``values`` as test parameters: the first ``n`` in the fast tier, the rest marked ``slow`` (the whole suite
+    runs them all): a table of briefs keeps its breadth without making `make test-fast` wait on every row."""
+    import pytest  # the one pytest import here: the hooks above run without it
+
+    return [v if i < n else pytest.param(v, marks=pytest.mark.slow) for i, v in enumerate(values)]

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import jsonschema
 import pytest
 
+from tests.markers import fast_first
 from tier2.packs import load_pack
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -47,7 +48,7 @@ def _passed(tables: dict[str, Any]) -> dict[str, bool]:
     return {r["id"]: r["passed"] for r in GENRE.check_tables(tables)}
 
 
-@pytest.mark.parametrize("brief", BRIEFS)
+@pytest.mark.parametrize("brief", fast_first(BRIEFS, 6))
 def test_built_tables_validate_and_pass_checks(brief: str) -> None:
     tables = _tables(brief)
     assert set(tables) == set(GENRE.spec.data_tables)
