@@ -67,6 +67,11 @@ async def test_an_over_spending_model_stops_exactly_at_the_cap(runtime, config_d
     assert record["status"] == "stopped" and record["usage"]["budget"]["calls"] == budget["calls"]
     events = [e for _, e in await runtime.store.read_events(out.run_id, after=0, count=10_000)]
     assert events[-1].type == "run_finished" and events[-1].stop_reason == out.stop_reason
+    # seed 002 §4.4: the plan says what is still pending and why the run ended (the design was done, the writer's
+    # work was not)
+    plan = out.delivery["plan"]
+    assert plan["end"] == {"kind": "stopped", "reason": out.stop_reason}
+    assert {"phase.implement", "delivery"} <= set(plan["pending"]) and "design.spec" not in plan["pending"]
 
 
 async def test_an_unpriced_model_is_refused_before_any_call(runtime, config_dir, tmp_path, monkeypatch) -> None:
