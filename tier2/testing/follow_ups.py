@@ -81,6 +81,9 @@ class Result:
     base_tables: dict[str, Any] = field(default_factory=dict)
     requirements: list[dict[str, Any]] = field(default_factory=list)
     edited_by_person: bool = False
+    #: the completion map's requirements verified / total
+    verified: int = 0
+    total: int = 0
 
 
 async def model_calls(rt: Runtime, run_id: str) -> int:
@@ -122,4 +125,6 @@ def _result(project: Path, text: str, what: str, run_id: str, status: str, reaso
                   reused=list(design.get("reused") or []), diff=dict(goal.get("diff") or {}), calls=calls,
                   scratch_calls=scratch, seconds=round(seconds, 1), metrics=dict(plan.get("metrics") or {}),
                   tables=_tables(project), base_tables=base_tables, requirements=reqs,
-                  edited_by_person=bool(design.get("edited_by_person")))
+                  edited_by_person=bool(design.get("edited_by_person")),
+                  verified=int((delivery.get("completion") or {}).get("verified") or 0),
+                  total=int((delivery.get("completion") or {}).get("total") or 0))

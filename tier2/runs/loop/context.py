@@ -100,7 +100,10 @@ class DesignOutcome:
 
     def completion(self, report: ValidationReport | None, why: str = "") -> dict[str, Any]:
         gates = [g for g in report.gates if g.layer == "L2"] if report is not None else None
-        return completion_map(self.spec, gates, why)
+        kept = None if report is not None else {  # no build this run: what the last build verified still holds
+            n.removeprefix("req."): list(node.evidence.get("gates") or []) for n, node in self.plan.nodes.items()
+            if n.startswith("req.") and node.status == "verified"}
+        return completion_map(self.spec, gates, why, kept)
 
 
 @dataclass(frozen=True)

@@ -132,9 +132,9 @@ def design_record(design: DesignOutcome, report: ValidationReport | None, reason
             "phase.validate", "failed", failed=[g.id for g in report.failures] or None)
         executed |= {"phase.implement", "phase.validate"}
     else:
-        for row in completion["requirements"]:
+        for row in completion["requirements"]:  # no build this run: what the last build verified stays verified
             node = f"req.{row['id']}"
-            if node in plan.nodes and plan.nodes[node].status != "blocked":
+            if node in plan.nodes and row["status"] != "verified" and plan.nodes[node].status != "blocked":
                 plan.set(node, "blocked", reason=row["reason"] or None)
     if "delivery" in plan.nodes:
         executed.add("delivery")  # judged again by every run

@@ -241,11 +241,12 @@ def _content_summary(rows: list[dict[str, Any]]) -> str:
 
 
 def completion_map(spec: dict[str, Any], gates: list[ValidationResult] | None, why_unverified: str = "",
-                   ) -> dict[str, Any]:
+                   kept: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Every requirement → the gate(s) that verified it, or ``unverified`` with the reason; the structural
     requirements (the genre's) and the content ones (from the brief's words) counted apart — ``structural`` and
     ``content`` ``{verified, total}`` — and the content line of the summary ("content: 5 of 7 verified
-    (unverified: 'city backdrop' — why)")."""
+    (unverified: 'city backdrop' — why)"). ``kept``: requirement id -> the gates that verified it on the last
+    build, for a run that built nothing (its plan node still verified, its inputs unchanged)."""
     by_id = {g.id: g for g in gates or []}
     rows = []
     for req in spec.get("requirements", []):
@@ -254,6 +255,8 @@ def completion_map(spec: dict[str, Any], gates: list[ValidationResult] | None, w
         verifying = [gid] if g is not None and g.passed else []
         if g is not None and g.passed and req["predicate"].get("kind") == "gate_passes":
             verifying.append(req["predicate"]["gate"])
+        if not verifying and g is None and kept and req["id"] in kept:  # no build this run; the last one holds
+            verifying = list(kept[req["id"]]) or [gid]
         reason = "" if verifying else (g.summary if g is not None else why_unverified or "no gate ran on a build")
         rows.append({"id": req["id"], "text": req["text"], "source": req["source"], "role": req.get("role"),
                      "kind": req.get("kind") or "structural", "origin": req.get("origin") or "genre",
