@@ -1,6 +1,6 @@
 """Fail when a tier2 module imports a package from a higher architectural layer (every import, lazy ones too).
 
-Direction: app/cli/client → {service, studio} → runs → assembly → {tools, learning, companions} → {validators,
+Direction: cli → evals → app/client → {service, studio} → runs → assembly → {tools, learning, companions} → {validators,
 middleware, models, context} → {workspace, browser, toolchain, store, sandbox} → {packs, telemetry, design} →
 {events, settings, prompts} → {errors, hostio} (hostio: the one way to touch project files from the host).
 Nothing imports ``service`` except the composition root; ``validators`` never imports ``assembly``.
@@ -32,8 +32,9 @@ RANKS: dict[str, int] = {
     "runs": 7,
     "service": 8, "studio": 8,
     "app": 9, "testing": 9, "client": 9,
-    "cli": 10,
-    "__main__": 11, "__init__": 11,
+    "evals": 10,
+    "cli": 11,
+    "__main__": 12, "__init__": 12,
 }
 
 
