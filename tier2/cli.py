@@ -1,5 +1,6 @@
 """The ``tier2`` command line: generate, serve, worker, validate, packs, cases, doctor, sandbox exec — and, against a
-running service, submit and runs list|show|events|cancel|delivery (`tier2.client.commands`).
+running service, submit and runs list|show|events|cancel|delivery (`tier2.client.commands`); eval
+(`tier2.evals.command`).
 
 Exit codes: 0 success (game delivered / all L1 gates pass / healthy), 1 the run or a gate failed,
 2 usage or setup error (bad brief, missing Chromium/esbuild/Redis, unknown model route, an API error, an
@@ -23,6 +24,7 @@ from tier2.client.args import budget_options, non_negative, positive, read_brief
 from tier2.client.commands import add_service_commands
 from tier2.client.display import ProgressDisplay
 from tier2.errors import BadInput, Tier2Error
+from tier2.evals.command import add_eval_command
 from tier2.hostio import ProjectDir
 from tier2.settings.loader import CONFIG_LOG, Settings, load_security
 from tier2.settings.secrets import install_log_redaction
@@ -339,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="check Redis, Chromium and the pack toolchain")
     d.set_defaults(fn=cmd_doctor)
     add_service_commands(sub)
+    add_eval_command(sub)  # tier2 eval SUITE (tier2/evals/, docs/eval.md)
     return p
 
 

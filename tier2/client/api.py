@@ -134,6 +134,20 @@ class ServiceClient:
                              on_unreachable=lambda exc: ServiceUnreachable(self.url, exc),
                              on_reconnect=on_reconnect)
 
+    def artifact(self, path: str, max_bytes: int = 20_000_000) -> bytes:
+        """The bytes of an artifact the API linked (``/v1/runs/.../artifacts/...``), at most ``max_bytes``."""
+        if not path.startswith("/v1/"):
+            raise ServiceError(400, "bad_path", f"not an API path: {path[:80]}")
+        try:
+            resp = self.http.get(path)
+        except httpx.TransportError as exc:
+            raise ServiceUnreachable(self.url, exc) from exc
+        if not 200 <= resp.status_code < 300:
+            raise ServiceError.from_response(resp)
+        if len(resp.content) > max_bytes:
+            raise ServiceError(413, "too_large", f"artifact over {max_bytes} bytes")
+        return resp.content
+
     def absolute(self, path: str | None) -> str | None:
         """An API path (``/v1/runs/.../artifacts/dist/index.html``) as a URL of this service."""
         return f"{self.url}{path}" if path and path.startswith("/") else path
