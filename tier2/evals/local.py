@@ -12,8 +12,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from tier2.errors import Conflict
+from tier2.errors import BadInput, Conflict
 from tier2.evals.rows import RunFacts
+from tier2.evals.runner import Rejected
 from tier2.hostio import ProjectDir
 from tier2.runs.process.runtime import Runtime, open_runtime
 from tier2.runs.process.worker import Worker
@@ -49,6 +50,8 @@ class LocalBackend:
                 if "one writer per project" not in str(exc):
                     raise
                 await asyncio.sleep(1.0)  # the thread's previous run still holds the project
+            except BadInput as exc:  # the brief (too short, too long) or the budget: refused at the door
+                raise Rejected(str(exc)) from exc
 
     async def wait(self, run_id: str) -> RunFacts:
         store = self.rt.store

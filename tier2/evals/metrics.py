@@ -49,7 +49,7 @@ def _ratio(num: int, den: int) -> float | None:
 
 
 def _builds(rows: list[RunRow]) -> list[RunRow]:
-    return [r for r in rows if r.outcome_expected in ("delivered", "partial")]
+    return [r for r in rows if r.outcome_expected == "delivered"]
 
 
 def _delivered(rows: list[RunRow]) -> list[RunRow]:

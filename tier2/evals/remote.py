@@ -11,6 +11,7 @@ from typing import Any
 
 from tier2.client.api import ServiceClient, ServiceError
 from tier2.evals.rows import RunFacts
+from tier2.evals.runner import Rejected
 
 __all__ = ["RemoteBackend"]
 
@@ -32,6 +33,8 @@ class RemoteBackend:
                 return str(accepted["run_id"]), str(accepted["thread_id"])
             except ServiceError as exc:
                 busy = exc.status == 409 and "one writer per project" in exc.message
+                if exc.status in (400, 413, 422):  # the request itself refused: an honest refusal at the door
+                    raise Rejected(str(exc)) from exc
                 if exc.status != 429 and not busy:
                     raise
                 await asyncio.sleep(min(float(exc.retry_after or 2), 30.0))

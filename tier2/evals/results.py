@@ -64,7 +64,7 @@ class RunRow(_Model):
     repeat: int = 0
     model: str
     run_id: str | None = None
-    #: delivered | failed | stopped (the run's own status); "unfinished" if the eval could not wait for it
+    #: delivered | failed | stopped (the run's own status); rejected: refused before a run was accepted (no run id)
     status: str
     stop_reason: str = ""
     outcome_expected: Outcome = "delivered"
@@ -133,7 +133,7 @@ class GenreRow(_Model):
 class ModelSummary(_Model):
     runs: int = 0
     delivered: int = 0
-    #: L1 pass rate over the runs expected to build (outcome delivered or partial)
+    #: L1 pass rate over the runs expected to be delivered
     build_health: float | None = None
     #: expected content items verified / expected, over every run with expectations
     intent: float | None = None

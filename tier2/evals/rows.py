@@ -46,15 +46,17 @@ def outcome_of(status: str, stop_reason: str, delivery: dict[str, Any]) -> str:
     failed (built and failing, crashed, or stopped by a limit)."""
     if status == "delivered":
         return "partial" if _unsupported(delivery) else "delivered"
-    if status in ("failed", "stopped") and stop_reason.strip() and not _gates(delivery) \
+    if status in ("failed", "stopped", "rejected") and stop_reason.strip() and not _gates(delivery) \
             and not stop_reason.startswith(("internal_error", *(f"{b}:" for b in BREAKER_LIMITS), "budget:")):
         return "refused"
     return "failed"
 
 
 def _honest(expect: Expect, outcome: str, verdict: GenreVerdict, reason: str) -> bool:
-    if expect.outcome == "refused":  # not delivered, with the reason stated at the design
-        return outcome == "refused"
+    if expect.outcome == "refused":  # not delivered, with the reason stated at the design (or at the door)
+        # ... or delivered as exactly the genre the suite names (a model route reads a language the offline
+        # reader cannot): building what was asked is never a dishonest outcome
+        return outcome == "refused" or (outcome in ("delivered", "partial") and verdict == "match")
     if expect.outcome == "partial":  # the unbuildable parts listed, or not delivered with the reason
         return outcome in ("partial", "refused") or (outcome == "failed" and bool(reason.strip()))
     # delivered expected: a build of another genre is a silent substitute; an end with a reason is honest
@@ -67,15 +69,25 @@ def _norm(item: str) -> str:
     return re.sub(r"\s+", " ", item.casefold()).strip()
 
 
+def _names(item: str, text: str) -> bool:
+    """``text`` names ``item``: as whole words (a plural -s/-es either way) for alphabetic words, as a substring for
+    Chinese (no word spaces)."""
+    want, hay = _norm(item), _norm(text)
+    if not want:
+        return False
+    if not want.isascii():
+        return want in hay
+    stem = re.sub(r"(?:es|s)$", "", want) if len(want) > 3 else want
+    return re.search(rf"(?<!\w){re.escape(stem)}(?:s|es)?(?!\w)", hay) is not None
+
+
 def content_coverage(expected: tuple[str, ...], delivery: dict[str, Any]) -> ContentCoverage:
     """Each expected item against the delivery's requirements: verified when a verified requirement names it (in its
     text or the brief span it came from), not derived when no requirement names it at all."""
     reqs = [r for r in (delivery.get("completion") or {}).get("requirements") or [] if isinstance(r, dict)]
     verified, missing, not_derived = 0, [], []
     for item in expected:
-        want = _norm(item)
-        named = [r for r in reqs if want and (want in _norm(str(r.get("text", "")))
-                                              or want in _norm(str(r.get("source", ""))))]
+        named = [r for r in reqs if _names(item, str(r.get("text", ""))) or _names(item, str(r.get("source", "")))]
         if any(r.get("status") == "verified" for r in named):
             verified += 1
             continue
@@ -85,7 +97,7 @@ def content_coverage(expected: tuple[str, ...], delivery: dict[str, Any]) -> Con
     return ContentCoverage(verified=verified, expected=len(expected), missing=missing, not_derived=not_derived)
 
 
-_NUM = re.compile(r"\d+(?:\.\d+)?")
+_NUM = re.compile(r"\b\d+(?:\.\d+)?\b")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’")
 _PATH = re.compile(r"(?:/[\w.@-]+){2,}")
 
@@ -128,6 +140,7 @@ def row_from(facts: RunFacts, *, brief_id: str, follow_up: int, repeat: int, mod
     usage = d.get("usage") or {}
     timings = d.get("timings_ms") or {}
     built = done.get("genre") or (d.get("design") or {}).get("genre")
+    built = None if built in ("", "unknown") else built  # the design names no genre
     outcome = outcome_of(facts.status, facts.stop_reason, d)
     verdict: GenreVerdict
     if built is None:
@@ -140,13 +153,15 @@ def row_from(facts: RunFacts, *, brief_id: str, follow_up: int, repeat: int, mod
     l1_passed = bool(l1) and all(bool(g.get("passed")) for g in l1)
     structural = done.get("structural") or {}
     honest = _honest(expect, outcome, verdict, facts.stop_reason) if facts.status in (
-        "delivered", "failed", "stopped") else None
+        "delivered", "failed", "stopped", "rejected") else None
     if expect.outcome == "delivered":
         passed = outcome in ("delivered", "partial") and l1_passed and verdict in ("match", "unexpected")
+    elif expect.outcome == "partial":  # delivered with the parts listed, or not built with the reason
+        passed = outcome in ("partial", "refused")
     else:
-        passed = outcome == expect.outcome
+        passed = outcome == "refused"
     row = RunRow(
-        brief_id=brief_id, follow_up=follow_up, repeat=repeat, model=model, run_id=facts.run_id,
+        brief_id=brief_id, follow_up=follow_up, repeat=repeat, model=model, run_id=facts.run_id or None,
         status=facts.status, stop_reason=facts.stop_reason, outcome_expected=expect.outcome, outcome=outcome,
         genre_expected=expect.genre, genre_built=built, genre_verdict=verdict, l1_passed=l1_passed,
         structural=Coverage(verified=int(structural.get("verified") or 0), total=int(structural.get("total") or 0)),

@@ -30,11 +30,16 @@ from tier2.evals.results import EvalResults, RunRow, SuiteRef
 from tier2.evals.rows import RunFacts, row_from
 from tier2.evals.suite import Brief, Expect, Suite, suite_hash
 
-__all__ = ["Backend", "EvalPlan", "State", "Step", "job_key", "run_eval"]
+__all__ = ["Backend", "EvalPlan", "Rejected", "State", "Step", "job_key", "run_eval"]
 
 STATE_FILE = "state.json"
 RESULTS_FILE = "results.json"
 SHOTS_DIR = "shots"
+
+
+class Rejected(Exception):
+    """The run path refused the step before accepting a run (a brief too short or too long, a budget over the
+    tenant's ceiling): the eval records it as an honest refusal with this reason, no run id."""
 
 
 class Backend(Protocol):
@@ -43,7 +48,7 @@ class Backend(Protocol):
     where: str
 
     async def submit(self, text: str, model: str | None, key: str, thread_id: str | None) -> tuple[str, str]:
-        """Accept one run (idempotent on ``key``); (run id, thread id)."""
+        """Accept one run (idempotent on ``key``); (run id, thread id). `Rejected` when the request is refused."""
         ...
 
     async def wait(self, run_id: str) -> RunFacts:
@@ -90,7 +95,7 @@ class EvalPlan:
 
 class _Job(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    run_id: str
+    run_id: str | None
     thread_id: str
     row: RunRow | None = None
 
@@ -168,11 +173,19 @@ async def run_eval(backend: Backend, suite: Suite, suite_file: Path, plan: EvalP
         job = state.jobs.get(key)
         if job is not None and job.row is not None:
             return job.thread_id
-        run_id, thread_id = await backend.submit(step.text, step.model, key, thread)
-        async with lock:
-            state.jobs[key] = _Job(run_id=run_id, thread_id=thread_id)
-            state.save(out)
-        facts = await backend.wait(run_id)
+        run_id: str | None = None
+        thread_id = thread or ""
+        try:
+            if step.follow_up and not thread:
+                raise Rejected("no thread to follow up: the brief before this follow-up was refused")
+            run_id, thread_id = await backend.submit(step.text, step.model, key, thread)
+        except Rejected as exc:  # refused at the door: no run, the reason is the outcome
+            facts = RunFacts(run_id="", status="rejected", stop_reason=str(exc), delivery={})
+        else:
+            async with lock:
+                state.jobs[key] = _Job(run_id=run_id, thread_id=thread_id)
+                state.save(out)
+            facts = await backend.wait(run_id)
         row = row_from(facts, brief_id=step.brief.id, follow_up=step.follow_up, repeat=step.repeat,
                        model=model_label(step.model), expect=step.expect, tags=step.brief.tags, lang=step.brief.lang)
         shot = await backend.screenshot(facts)
