@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tier2.client.args import positive, usd
+from tier2.evals.report import write_report
 from tier2.evals.results import EvalResults, ModelSummary, Percentiles, RunRow
 from tier2.evals.runner import EvalPlan, run_eval
+from tier2.evals.subcommands import route_subcommands
 from tier2.evals.suite import Suite, load_suite, suite_path
 
 __all__ = ["add_eval_command", "cmd_eval", "print_table"]
@@ -36,6 +38,7 @@ def add_eval_command(sub: Any) -> None:
                    "eval started again with the same OUT resumes")
     e.add_argument("--url", help="run through this service (key: TIER2_API_KEY) instead of locally")
     e.set_defaults(fn=cmd_eval)
+    route_subcommands(sub, e)  # tier2 eval compare A B | report OUT (tier2/evals/subcommands.py)
 
 
 def _pack_genres(settings: Any, pack_id: str) -> set[str]:
@@ -91,6 +94,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             results = asyncio.run(local(url))
     print_table(results, sys.stdout)
     print(f"results: {out / 'results.json'} ({time.monotonic() - t0:.0f} s)")
+    print(f"report: {write_report(out, results)}")  # tier2/evals/report.py
     dishonest = [r for r in results.runs if r.honest is False]
     return 1 if dishonest else 0
 
