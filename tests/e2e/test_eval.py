@@ -175,3 +175,35 @@ def test_an_eval_killed_mid_suite_resumes(tmp_path: Path) -> None:
     assert sorted(json.loads((p / "delivery.json").read_text())["run_id"] for p in projects) == sorted(
         r.run_id for r in res.runs)  # no other run was made
     _check_against_deliveries(res, out)
+
+
+def test_through_a_running_service(tmp_path: Path) -> None:
+    """``--url``: the same steps through ``POST /v1/runs`` of a live service (its own worker), rows from the API's
+    run, delivery and events; a brief the service refuses at the door is an honest refusal row."""
+    from tier2.testing.cluster import LocalCluster
+
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("schema: tier2.eval.suite/1\nid: remote\nversion: 1\nbriefs:\n"
+                     "  - {id: kart, brief: 'a kart racing game with three laps on a desert track', "
+                     "expect: {outcome: refused, genre: racing}}\n"
+                     "  - {id: tiny, brief: 'fun', expect: {outcome: refused}}\n"
+                     "  - {id: rpg, brief: 'an RPG with quests, a sword and monsters to fight for loot', "
+                     "expect: {outcome: delivered, genre: rpg}}\n", encoding="utf-8")
+    with LocalCluster(tmp_path / "cluster") as cluster:
+        cluster.start_service(workers=1)
+        proc = run_cli("eval", str(suite), "--url", cluster.base, "--out", str(tmp_path / "out"),
+                       env={"TIER2_WORKSPACES": str(tmp_path / "ws")}, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:] + cluster.log("serve.log")[-2000:]
+        res = load_results(tmp_path / "out")
+        by = {r.brief_id: r for r in res.runs}
+        assert res.where == cluster.base
+        assert (by["kart"].outcome, by["kart"].passed, by["kart"].honest) == ("refused", True, True)
+        assert by["kart"].run_id and by["kart"].model_calls > 0 and by["kart"].cost_usd > 0
+        assert (by["tiny"].status, by["tiny"].run_id, by["tiny"].honest) == ("rejected", None, True)
+        assert "brief" in by["tiny"].stop_reason
+        # an unbuildable genre expected delivered: not delivered with the reason is honest, and not a pass
+        assert (by["rpg"].outcome, by["rpg"].passed, by["rpg"].honest) == ("refused", False, True)
+        import httpx
+
+        run = httpx.get(f"{cluster.base}/v1/runs/{by['kart'].run_id}", timeout=10).json()
+        assert run["status"] == by["kart"].status and run["stop_reason"] == by["kart"].stop_reason
