@@ -105,7 +105,7 @@ _PATH = re.compile(r"(?:/[\w.@-]+){2,}")
 def _clause(reason: str) -> str:
     text = _PATH.sub("<path>", _QUOTED.sub("'…'", reason))
     text = _NUM.sub("N", text)
-    return re.split(r"[;.(]", text, maxsplit=1)[0].strip()[:100]
+    return re.split(r";|\(|\.(?:\s|$)|\n", text, maxsplit=1)[0].strip()[:100]  # a dot inside "l2.genre" stays
 
 
 def signature_of(row: RunRow, delivery: dict[str, Any]) -> str | None:

@@ -118,6 +118,9 @@ def test_signatures_mask_numbers_quotes_and_paths() -> None:
     b = _row(_delivery(status="failed", gates=False), Expect(genre="platformer"), status="failed",
              reason="internal_error: 'y.js' at /tmp/q/r.js line 7; other", brief="two")
     assert a.signature == b.signature == "failed≠delivered: internal_error: '…' at <path> line N"
+    held = _row(_delivery(status="failed", genre="maze"), Expect(genre="maze"), status="failed",
+                reason="gates failing: l2.req.R18 (the enemies' speed: 400); writer stopped")
+    assert held.signature == "failed≠delivered: gates failing: l2.req.R18"
 
 
 def test_the_summary_aggregates_rows() -> None:
