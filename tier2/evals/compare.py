@@ -271,6 +271,13 @@ def compare(a: EvalResults, b: EvalResults, rules: Rules | None = None, names: t
     if a.tier2_commit != b.tier2_commit:
         notes.append(f"tier2 commit differs: A {a.tier2_commit or '?'}, B {b.tier2_commit or '?'}")
     pairs = [_compare_pair(a, b, ma, mb, rules) for ma, mb in _pairs(a, b)]
+    for pair in pairs:
+        flips = [d.brief for d in pair.briefs if d.verdict == "worse" and d.p is None]
+        if flips:
+            shown = ", ".join(flips[:5]) + (", ..." if len(flips) > 5 else "")
+            notes.append(f"{pair.model_b}: {len(flips)} brief(s) went worse with one run per side ({shown}): on a "
+                         "sampling route one outcome is no evidence; run with --repeat 3 or more, or pass "
+                         "--deterministic ROUTE if its outcomes do not vary")
     return Comparison(f"{a.suite.id} v{a.suite.version}", names[0], names[1], rules, pairs, notes)
 
 

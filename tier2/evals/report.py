@@ -54,6 +54,12 @@ def _td(text: str, raw: float | int | str | None = None, cls: str = "") -> str:
     return f"<td{attrs}>{_e(text)}</td>"
 
 
+def _long(text: str, keep: int = 240) -> str:
+    """A long text (a stop reason holds the failing gates' whole report): its start shown, all of it on hover."""
+    shown = text if len(text) <= keep else text[:keep].rstrip() + " …"
+    return f'<td class="long" title="{_e(text)}">{_e(shown)}</td>'
+
+
 def _num(text: str, raw: float | int | None, cls: str = "n") -> str:
     return _td(text, "" if raw is None else raw, cls)
 
@@ -123,13 +129,13 @@ def _brief_rows(results: EvalResults) -> str:
             _td(f"{r.genre_built or '-'} (expected {r.genre_expected or '-'}, {r.genre_verdict})"),
             _td(l1, int(r.l1_passed), l1c),
             _num(f"{r.structural.verified}/{r.structural.total}", r.structural.verified),
-            _num(f"{r.content.verified}/{r.content.expected}", r.content.verified) + _td(missing.strip()),
+            _num(f"{r.content.verified}/{r.content.expected}", r.content.verified) + _td(missing.strip(), None, "long"),
             _num("-" if r.l3_score is None else f"{r.l3_score:.2f}", r.l3_score),
             _num(str(r.model_calls), r.model_calls), _num(f"{r.tokens.in_}/{r.tokens.out}", r.tokens.in_),
             _num(_usd(r.cost_usd), r.cost_usd), _num(_secs(r.wall_s), r.wall_s),
             _num(str(r.fix_rounds), r.fix_rounds), _num(str(r.breaker_trips), r.breaker_trips),
             _td(honest, "" if r.honest is None else int(r.honest), hc), _td(passed, int(r.passed), pc),
-            _td(r.signature or ""), _td(r.stop_reason)]) + "</tr>")
+            _td(r.signature or "", None, "long"), _long(r.stop_reason)]) + "</tr>")
     return _table(["brief", "rep", "model", "status", "outcome", "genre built", "L1", "structural", "content",
                    "missing", "L3", "calls", "tokens in/out", "cost", "wall", "fix rounds", "breakers", "honest",
                    "passed", "signature", "stop reason"], rows, "briefs")
