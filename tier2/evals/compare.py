@@ -96,6 +96,9 @@ class PairComparison:
     overall: GroupDelta
     metrics: list[MetricDelta]
 
+    def _why(self, p: float) -> str:
+        return f"p={p:.3g}" + (", deterministic route" if self.deterministic else "")
+
     @property
     def regressions(self) -> list[str]:
         label = self.model_b if self.model_a == self.model_b else f"{self.model_a} -> {self.model_b}"
@@ -104,7 +107,7 @@ class PairComparison:
                + (f"; now: {d.b_signature}" if d.b_signature else "")
                for d in self.briefs if d.verdict == "regressed"]
         out += [f"{label}: genre {g.name} regressed: {g.a_passed}/{g.a_n} -> {g.b_passed}/{g.b_n} passed"
-                f" (p={g.p:.3g}); briefs: {', '.join(g.briefs)}" for g in self.genres if g.regressed]
+                f" ({self._why(g.p)}); briefs: {', '.join(g.briefs)}" for g in self.genres if g.regressed]
         if self.overall.regressed:
             o = self.overall
             out.append(f"{label}: overall pass rate regressed: {o.a_passed}/{o.a_n} -> {o.b_passed}/{o.b_n}"
