@@ -207,3 +207,23 @@ def test_through_a_running_service(tmp_path: Path) -> None:
 
         run = httpx.get(f"{cluster.base}/v1/runs/{by['kart'].run_id}", timeout=10).json()
         assert run["status"] == by["kart"].status and run["stop_reason"] == by["kart"].stop_reason
+
+
+def test_the_hostile_suites_refusals_and_partials_are_honest(tmp_path: Path) -> None:
+    """CI-sized hostile suite: every brief of evals/hostile the offline reader ends at the design or at the door
+    (refusals and partials: no build, seconds each), run as its own suite; every outcome honest, exit 0."""
+    import yaml
+
+    data = yaml.safe_load((REPO_ROOT / "evals" / "hostile" / "suite.yaml").read_text(encoding="utf-8"))
+    data["briefs"] = [b for b in data["briefs"] if b["expect"]["outcome"] in ("refused", "partial")]
+    data["id"] = "hostile-ci"
+    (tmp_path / "suite.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    proc = run_cli("eval", str(tmp_path), "--concurrency", "2", "--out", str(tmp_path / "out"),
+                   env={"TIER2_WORKSPACES": str(tmp_path / "ws")}, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = load_results(tmp_path / "out")
+    assert len(res.runs) == len(data["briefs"]) >= 15
+    assert [r.brief_id for r in res.runs if r.honest is not True] == []
+    assert res.summary["default"].honest_rate == 1.0
+    assert {r.status for r in res.runs} >= {"rejected", "failed"}  # at the door and at the design
+    assert "Copied skill" not in proc.stderr  # the progress lines stay readable

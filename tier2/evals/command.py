@@ -60,8 +60,9 @@ def _progress(row: RunRow, done: int, total: int) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from tier2.settings.loader import Settings, load_security
 
-    if not getattr(args, "verbose", False):  # AgentScope's own logger ("as") says INFO per skill copied
-        logging.getLogger("as").setLevel(logging.WARNING)
+    if not getattr(args, "verbose", False):  # AgentScope's own logger ("as") says INFO per skill copied; a filter,
+        # not a level: importing agentscope later sets the logger's level again
+        logging.getLogger("as").addFilter(lambda record: record.levelno >= logging.WARNING)
     settings = Settings()
     file = suite_path(args.suite)
     suite = load_suite(file, _pack_genres(settings, _pack_of(file)))

@@ -50,7 +50,9 @@ class LocalBackend:
                 if "one writer per project" not in str(exc):
                     raise
                 await asyncio.sleep(1.0)  # the thread's previous run still holds the project
-            except BadInput as exc:  # the brief (too short, too long) or the budget: refused at the door
+            except BadInput as exc:  # the brief itself (too short, too long): refused at the door
+                if not str(exc).startswith("brief "):
+                    raise  # a route or a budget the eval was given: bad input of the eval (exit 2)
                 raise Rejected(str(exc)) from exc
 
     async def wait(self, run_id: str) -> RunFacts:

@@ -33,7 +33,9 @@ class RemoteBackend:
                 return str(accepted["run_id"]), str(accepted["thread_id"])
             except ServiceError as exc:
                 busy = exc.status == 409 and "one writer per project" in exc.message
-                if exc.status in (400, 413, 422):  # the request itself refused: an honest refusal at the door
+                about_brief = "brief" in exc.message.lower() or any("brief" in str(f.get("loc"))
+                                                                    for f in exc.fields or [])
+                if exc.status in (400, 413, 422) and about_brief:  # the brief refused: an honest refusal at the door
                     raise Rejected(str(exc)) from exc
                 if exc.status != 429 and not busy:
                     raise
