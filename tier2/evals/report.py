@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import base64
 import io
+import os
 import sys
 from html import escape
 from importlib import resources
@@ -210,8 +211,11 @@ def write_report(out_dir: Path, results: EvalResults | None = None) -> Path:
     """Write ``OUT/report.html`` (from ``results``, or ``OUT/results.json``) through a temp file and a rename."""
     results = results if results is not None else read_results(out_dir)
     target = out_dir / REPORT_NAME
-    tmp = target.with_name(f".{REPORT_NAME}.tmp")
-    tmp.write_text(render_report(results, out_dir), encoding="utf-8")
+    page = render_report(results, out_dir)
+    tmp = target.with_name(f".{REPORT_NAME}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)  # a file or link left there is never written through
+    with open(tmp, "x", encoding="utf-8") as f:
+        f.write(page)
     tmp.replace(target)
     return target
 

@@ -182,3 +182,17 @@ def test_report_without_runs_or_summary_renders(tmp_path: Path) -> None:
     empty = EvalResults(suite=results([]).suite, models=["offline"], started_at=0.0)
     page = render_report(empty, tmp_path)
     assert "none" in page and "<svg" in page
+
+
+def test_write_report_never_writes_through_a_planted_link(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep", encoding="utf-8")
+    (out / "report.html").symlink_to(victim)
+    res = results(suite_rows())
+    (out / "results.json").write_text(res.dump_json(), encoding="utf-8")
+    path = write_report(out)
+    assert victim.read_text(encoding="utf-8") == "keep"
+    assert not path.is_symlink() and path.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert [p.name for p in out.iterdir() if p.name.endswith(".tmp")] == []
