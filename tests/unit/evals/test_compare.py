@@ -163,3 +163,10 @@ def test_bad_thresholds_exit_2(tmp_path: Path) -> None:
     a = _write(tmp_path, "a", results(suite_rows()))
     assert _cli(a, a, "--alpha", "0") == 2
     assert _cli(a, a, "--cost-ratio", "0.5") == 2
+
+
+def test_runs_shared_by_both_evals_are_noted() -> None:
+    a = results(suite_rows())
+    assert any("of B's runs are A's own" in n for n in compare(a, a).notes)
+    other = results([r.model_copy(update={"run_id": f"{r.run_id}-b"}) for r in suite_rows()])
+    assert not any("of B's runs are A's own" in n for n in compare(a, other).notes)
