@@ -275,9 +275,8 @@ def compare(a: EvalResults, b: EvalResults, rules: Rules | None = None, names: t
         notes.append(f"tier2 commit differs: A {a.tier2_commit or '?'}, B {b.tier2_commit or '?'}")
     shared = {r.run_id for r in a.runs if r.run_id} & {r.run_id for r in b.runs if r.run_id}
     if shared:
-        notes.append(f"{len(shared)} of B's runs are A's own (same run ids): those briefs were not run again — an "
-                     "eval of the same suite on the same Redis gets the earlier runs back (idempotency keys); "
-                     "use another workspaces root or Redis for a fresh eval")
+        notes.append(f"{len(shared)} of B's runs are A's own (same run ids): those briefs were not run again — B "
+                     "resumed or copied A's OUT; run B with another --out for a fresh eval")
     pairs = [_compare_pair(a, b, ma, mb, rules) for ma, mb in _pairs(a, b)]
     for pair in pairs:
         flips = [d.brief for d in pair.briefs if d.verdict == "worse" and d.p is None]

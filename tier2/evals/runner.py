@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import secrets
 import subprocess
 import time
 from collections.abc import Callable
@@ -80,10 +81,17 @@ def model_label(model: str | None) -> str:
     return model or "default"
 
 
-def job_key(digest: str, step: Step) -> str:
-    """The step's idempotency key: the same suite content, brief, step, repeat and model give the same run."""
+def step_name(step: Step) -> str:
+    """The step's name inside one eval: brief id, follow-up index, repeat and model."""
     model = re.sub(r"[^A-Za-z0-9_.-]", "_", model_label(step.model))[:40]
-    return f"eval-{digest[:16]}-{step.brief.id}-s{step.follow_up}-r{step.repeat}-{model}"
+    return f"{step.brief.id}-s{step.follow_up}-r{step.repeat}-{model}"
+
+
+def job_key(eval_id: str, digest: str, step: Step) -> str:
+    """The step's idempotency key: within one eval (one OUT dir, its ``eval_id``) the same suite content, brief,
+    step, repeat and model give the same run — a resumed eval gets its runs back; another eval of the same suite
+    (another OUT, another policy) gets runs of its own."""
+    return f"eval-{eval_id}-{digest[:12]}-{step_name(step)}"
 
 
 @dataclass(frozen=True)
@@ -104,6 +112,8 @@ class State(BaseModel):
     """``OUT/state.json``: which steps have a run, and the rows of those that ended."""
 
     model_config = ConfigDict(extra="forbid")
+    eval_id: str = Field(default_factory=lambda: secrets.token_hex(6),
+                         description="this eval's own id, part of every idempotency key (kept across resumes)")
     suite_hash: str
     models: list[str]
     repeat: int
@@ -169,7 +179,7 @@ async def run_eval(backend: Backend, suite: Suite, suite_file: Path, plan: EvalP
     gate = asyncio.Semaphore(max(1, plan.concurrency))
 
     async def run_step(step: Step, thread: str | None) -> str:
-        key = job_key(digest, step)
+        key = job_key(state.eval_id, digest, step)
         job = state.jobs.get(key)
         if job is not None and job.row is not None:
             return job.thread_id
@@ -190,7 +200,7 @@ async def run_eval(backend: Backend, suite: Suite, suite_file: Path, plan: EvalP
                        model=model_label(step.model), expect=step.expect, tags=step.brief.tags, lang=step.brief.lang)
         shot = await backend.screenshot(facts)
         if shot:
-            name = f"{key.split('-', 2)[2]}.png"
+            name = f"{step_name(step)}.png"
             write_bytes = (out / SHOTS_DIR / name).write_bytes
             await asyncio.to_thread(write_bytes, shot)
             row = row.model_copy(update={"screenshot": f"{SHOTS_DIR}/{name}"})
@@ -210,7 +220,8 @@ async def run_eval(backend: Backend, suite: Suite, suite_file: Path, plan: EvalP
                 thread = await run_step(step, thread)
 
     await asyncio.gather(*(run_chain(c) for c in chains))
-    rows = [j.row for c in chains for s in c if (j := state.jobs.get(job_key(digest, s))) and j.row is not None]
+    keys = [job_key(state.eval_id, digest, s) for c in chains for s in c]
+    rows = [j.row for k in keys if (j := state.jobs.get(k)) and j.row is not None]
     results = EvalResults(
         schema="tier2.eval.results/1",
         suite=SuiteRef(id=suite.id, version=suite.version, hash=digest, path=str(suite_file)),
