@@ -7,7 +7,9 @@ decide what the observations mean.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import mimetypes
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -24,7 +26,8 @@ from tier2.browser.network import BLOCKED_MARK, RequestFilter, loopback_origin, 
 from tier2.browser.pool import SESSION_OPTIONS, BrowserPool
 from tier2.hostio import ProjectDir, UnsafePath, write_file
 
-__all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN", "served_path", "resolve_served"]
+__all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN", "served_path", "resolve_served",
+           "machine_load_factor"]
 
 #: Origin under which a game directory is served by request interception: a loopback origin, so a game sees the
 #: same ``location`` (``localhost``, a secure context) as when its author runs ``vite``/``npx serve``; requests to it
@@ -57,6 +60,15 @@ _CANVAS_BOX_JS = """() => {
   const r = canvas.getBoundingClientRect();
   return {x: r.x, y: r.y, width: r.width, height: r.height};
 }"""
+
+
+def machine_load_factor() -> float:
+    """How much more wall time than on an idle machine a page step may need now: the 1-minute load average per
+    CPU (at least 1). Used for second looks and wall-clock budgets, never for verdicts of game time."""
+    try:
+        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    except OSError:  # no load average on this platform
+        return 1.0
 
 
 @dataclass
@@ -146,6 +158,8 @@ class GameSession:
         #: real milliseconds one virtual frame costs (measured by `measure_frame_cost`), None until measured
         self.frame_ms: float | None = None
         self._timed_steps = 0
+        #: calls that needed a second look (`evaluate`): the page answered late, or not at all
+        self.second_looks = 0
         self.viewport = viewport
         self.log = PageLog()
         #: every path answered from the serve roots, with the file that answered it (None: a 404)
@@ -249,8 +263,24 @@ class GameSession:
 
     async def evaluate(self, expression: str, arg: Any = None, timeout_s: float | None = None) -> Any:
         """Evaluate in the page with a wall-clock bound (a game stuck in a loop never answers); the default bound
-        is ``step_timeout_s``, which grows with the measured frame cost (a slow page is not a hung one)."""
-        return await asyncio.wait_for(self.p.evaluate(expression, arg), timeout_s or self.step_timeout_s)
+        is ``step_timeout_s``, which grows with the measured frame cost (a slow page is not a hung one). A call
+        that has not answered within the bound gets a second look before `TimeoutError`: one more bound, times
+        the machine's load (`machine_load_factor`) — a loaded machine delays a page that is still answering."""
+        bound = timeout_s or self.step_timeout_s
+        call = asyncio.ensure_future(self.p.evaluate(expression, arg))
+        try:
+            done, _ = await asyncio.wait({call}, timeout=bound)
+            if not done:
+                self.second_looks += 1
+                done, _ = await asyncio.wait({call}, timeout=bound * machine_load_factor())
+            if not done:
+                raise TimeoutError(f"no answer within {bound:.0f}s and a second look")
+            return call.result()
+        finally:
+            if not call.done():
+                call.cancel()
+                with contextlib.suppress(BaseException):
+                    await call
 
     async def advance(self, ms: float, timeout_s: float | None = None) -> int:
         return int(await self.evaluate("(ms) => window.__tier2Clock.advance(ms)", ms, timeout_s))

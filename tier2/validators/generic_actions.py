@@ -10,7 +10,8 @@ from tier2.validators.controls import DISCOVER_JS, Controls, adjacent_pair, moti
 from tier2.validators.probing import measure_input
 from tier2.validators.trace import InputProbe
 
-__all__ = ["FRAMES_JS", "SNAPSHOT_JS", "STEP_JS", "act", "discover", "probe_input", "scenes_of", "snapshot"]
+__all__ = ["FRAMES_JS", "SNAPSHOT_JS", "STEP_JS", "act", "discover", "probe_input", "rediscover", "scenes_of",
+           "snapshot"]
 
 _IDLE_MS = 150.0
 _FRAME_MS = 1000 / 60
@@ -67,6 +68,12 @@ async def discover(s: GameSession, watch_ms: float = 250.0) -> tuple[Controls, s
     await s.advance(watch_ms)
     after = await snapshot(s)
     return parse_controls(await s.evaluate(DISCOVER_JS)), motion_axis(before, after)
+
+
+async def rediscover(s: GameSession) -> Controls:
+    """The game's input registrations now (one round trip, no clock advance): keys a later scene, a selection or
+    a timer registered since the last look."""
+    return parse_controls(await s.evaluate(DISCOVER_JS))
 
 
 async def _canvas_box(s: GameSession) -> dict[str, float]:

@@ -30,6 +30,8 @@ class InputProbe:
     idle_after: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
     frames_to_react: int | None = None
+    #: what changed in a frame sampled while the input acted, beyond the idle drift (also what was then undone)
+    transient: list[str] = field(default_factory=list)
 
 
 @dataclass
