@@ -62,11 +62,16 @@ _CANVAS_BOX_JS = """() => {
 }"""
 
 
+#: the most a machine's load stretches a wall-clock wait (a hung page must still be called hung in bounded time)
+MAX_LOAD_FACTOR = 4.0
+
+
 def machine_load_factor() -> float:
     """How much more wall time than on an idle machine a page step may need now: the 1-minute load average per
-    CPU (at least 1). Used for second looks and wall-clock budgets, never for verdicts of game time."""
+    CPU, between 1 and `MAX_LOAD_FACTOR`. Used for second looks and wall-clock budgets, never for verdicts of game
+    time."""
     try:
-        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+        return min(MAX_LOAD_FACTOR, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))
     except OSError:  # no load average on this platform
         return 1.0
 
@@ -261,18 +266,21 @@ class GameSession:
             self.log.page_errors.append(f"page load failed: {str(exc).splitlines()[0][:300]}")
             return False
 
-    async def evaluate(self, expression: str, arg: Any = None, timeout_s: float | None = None) -> Any:
+    async def evaluate(self, expression: str, arg: Any = None, timeout_s: float | None = None,
+                       second_look: bool = True) -> Any:
         """Evaluate in the page with a wall-clock bound (a game stuck in a loop never answers); the default bound
         is ``step_timeout_s``, which grows with the measured frame cost (a slow page is not a hung one). A call
         that has not answered within the bound gets a second look before `TimeoutError`: one more bound, times
-        the machine's load (`machine_load_factor`) — a loaded machine delays a page that is still answering."""
+        the machine's load (`machine_load_factor`; at most `MAX_STEP_S` unless the bound is longer) — a loaded
+        machine delays a page that is still answering. ``second_look=False``: the caller is a look itself."""
         bound = timeout_s or self.step_timeout_s
         call = asyncio.ensure_future(self.p.evaluate(expression, arg))
         try:
             done, _ = await asyncio.wait({call}, timeout=bound)
-            if not done:
+            if not done and second_look:
                 self.second_looks += 1
-                done, _ = await asyncio.wait({call}, timeout=bound * machine_load_factor())
+                second = min(bound * machine_load_factor(), max(bound, self.MAX_STEP_S))
+                done, _ = await asyncio.wait({call}, timeout=second)
             if not done:
                 raise TimeoutError(f"no answer within {bound:.0f}s and a second look")
             return call.result()
@@ -304,10 +312,10 @@ class GameSession:
             self.frame_ms = frame_ms if self.frame_ms is None else 0.5 * (self.frame_ms + frame_ms)
         self.step_timeout_s = min(self.MAX_STEP_S, max(self.BASE_STEP_S, (self.frame_ms or 0.0) * 200 * 2 / 1000))
 
-    async def frame_cost(self, timeout_s: float | None = None) -> tuple[int, float]:
+    async def frame_cost(self, timeout_s: float | None = None, second_look: bool = True) -> tuple[int, float]:
         """(virtual frames run so far, real ms spent running them) from the virtual clock."""
         frames, real_ms = await self.evaluate("() => [window.__tier2Clock.frames, window.__tier2Clock.realMs]",
-                                              timeout_s=timeout_s)
+                                              timeout_s=timeout_s, second_look=second_look)
         return int(frames), float(real_ms)
 
     async def measure_frame_cost(self) -> float:
@@ -321,13 +329,15 @@ class GameSession:
 
     async def latched_errors(self) -> list[str]:
         try:
-            return list(await self.evaluate("() => (window.__tier2Errors || []).slice()", timeout_s=2))
+            return list(await self.evaluate("() => (window.__tier2Errors || []).slice()", timeout_s=2,
+                                            second_look=False))
         except Exception:  # noqa: BLE001 - page gone
             return []
 
     async def dialogs(self) -> list[str]:
         try:
-            return list(await self.evaluate("() => (window.__tier2Dialogs || []).slice()", timeout_s=2))
+            return list(await self.evaluate("() => (window.__tier2Dialogs || []).slice()", timeout_s=2,
+                                            second_look=False))
         except Exception:  # noqa: BLE001
             return []
 

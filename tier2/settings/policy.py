@@ -153,7 +153,7 @@ VERDICT_RULES: dict[str, str] = {
     "l1.no_errors.blocked_request": "a blocked outside request the game plays without (fonts, analytics)",
     "l1.no_errors.blocked_request_error": "a console or page error caused by a blocked outside request",
     "l1.no_errors.service_worker": "a service-worker registration refused on the validation origin",
-    "l1.no_errors.unshown_asset": "a 404 for an asset file while the game boots, plays and draws",
+    "l1.no_errors.unshown_asset": "a 404 for an asset file the game never shows (it plays and draws)",
     "l1.engine_calls.undefined_read": "a read of a Phaser property the engine does not define (not a call)",
     "l1.engine_calls.version_unverified": "the Phaser version the game ships could not be checked (no type data)",
 }

@@ -22,7 +22,15 @@ from tier2.browser import BrowserPool, GameSession
 from tier2.browser.session import machine_load_factor
 from tier2.hostio import ensure_dir
 from tier2.validators.controls import Controls, plan_actions
-from tier2.validators.generic_actions import STEP_JS, discover, probe_input, rediscover, scenes_of, snapshot
+from tier2.validators.generic_actions import (
+    MISSING_TEXTURES_JS,
+    STEP_JS,
+    discover,
+    probe_input,
+    rediscover,
+    scenes_of,
+    snapshot,
+)
 from tier2.validators.l1.runtime_gates import input_reaction, reaction, state_delta
 from tier2.validators.legibility import collect_legibility
 from tier2.validators.pixels import pixel_stats
@@ -240,6 +248,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
     trace.screenshots.append(str(path))
     await collect_legibility(s, trace, "01-start")
+    trace.missing_textures = max(trace.missing_textures, int(await s.evaluate(MISSING_TEXTURES_JS) or 0))
     t = trace.lap("frames+screenshot", t)
     trace.inputs.append(await _explore(s, trace, scenes, boot_timeout_s))
     await _pointer_tour(s)
@@ -254,6 +263,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.pixels.append(pixel_stats(png, str(path)))
     trace.screenshots.append(str(path))
     await collect_legibility(s, trace, "02-play")
+    trace.missing_textures = max(trace.missing_textures, int(await s.evaluate(MISSING_TEXTURES_JS) or 0))
     trace.lap("final_screenshot", t)
 
 

@@ -56,7 +56,7 @@ def budget_limit(base_s: float, frame_ms: float | None, load: float = 1.0) -> fl
 async def _evidence(s: GameSession, last_frames: int, grace_s: float) -> tuple[int, float] | None:
     """(frames, ms per frame) when the page still answers and has run frames since ``last_frames``; else None."""
     try:
-        frames, real_ms = await s.frame_cost(timeout_s=grace_s)
+        frames, real_ms = await s.frame_cost(timeout_s=grace_s, second_look=False)  # this is a look itself
     except Exception:  # noqa: BLE001 - no answer (a busy loop) or a dead page: not progressing
         return None
     cost = s.frame_ms or real_ms / max(1, frames)  # the session's timed steps include rendering
@@ -94,8 +94,11 @@ async def run_bounded(
             evidence = await _evidence(s, last_frames, grace_s=s.step_timeout_s)
             load = max(peak_load, machine_load_factor())
             peak_load = load
-            if evidence is None:  # a second look, the grace scaled by the machine's load, before a hang verdict
+            if evidence is None and not task.done():  # a second look, its grace scaled by the machine's load
                 evidence = await _evidence(s, last_frames, grace_s=s.step_timeout_s * load)
+            if task.done():  # the work ended meanwhile (its own step timed out, or it finished): that decides
+                task.result()
+                break
             if evidence is None:
                 timed_out = (f"{what} stopped answering or producing frames after {time.monotonic() - started:.0f}s "
                              "(infinite loop or hang?)")

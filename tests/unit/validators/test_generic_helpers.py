@@ -135,7 +135,7 @@ class _Page:
         self.progressing, self.frames, self.frame_ms, self.step_timeout_s = progressing, 0, 5.0, 1.0
         self.log = PageLog()
 
-    async def frame_cost(self, timeout_s: float | None = None) -> tuple[int, float]:
+    async def frame_cost(self, timeout_s: float | None = None, second_look: bool = True) -> tuple[int, float]:
         self.frames += 60 if self.progressing else 0
         return self.frames, self.frames * 5.0
 
@@ -162,11 +162,11 @@ class _LatePage(_Page):
         super().__init__(progressing=True)
         self.looks = 0
 
-    async def frame_cost(self, timeout_s: float | None = None) -> tuple[int, float]:
+    async def frame_cost(self, timeout_s: float | None = None, second_look: bool = True) -> tuple[int, float]:
         self.looks += 1
         if self.looks == 1:
             return self.frames, self.frames * 5.0
-        return await super().frame_cost(timeout_s)
+        return await super().frame_cost(timeout_s, second_look)
 
 
 async def test_a_page_starved_at_one_look_is_not_hung_when_a_second_look_sees_it_progress() -> None:
@@ -187,7 +187,7 @@ class _SlowAnswer:
     def __init__(self, delay_s: float | None) -> None:
         self.delay_s = delay_s
 
-    async def evaluate(self, expression: str, arg: object = None) -> int:
+    async def evaluate(self, expression: str, arg: object = None) -> int:  # Playwright's Page.evaluate
         await asyncio.sleep(self.delay_s if self.delay_s is not None else 3600)
         return 7
 
@@ -212,6 +212,12 @@ async def test_a_late_answer_gets_a_second_look_and_no_answer_is_a_timeout(monke
     except TimeoutError:
         pass
     assert never.second_looks == 1 and asyncio.get_running_loop().time() - started < 5
+    looked = _session(_SlowAnswer(0.45))  # a caller that is a look itself: no second one
+    try:
+        await looked.evaluate("() => 7", second_look=False)
+        raise AssertionError("a look without a second one must time out at its bound")
+    except TimeoutError:
+        assert looked.second_looks == 0
 
 
 async def test_a_page_that_stops_producing_frames_is_hung_after_a_second_look() -> None:

@@ -92,3 +92,9 @@ def test_a_real_error_still_fails_beside_the_noise_and_noise_of_a_dead_game_is_a
 
 
 from dataclasses import replace  # noqa: E402
+
+
+def test_a_404_of_an_asset_the_game_shows_is_a_defect() -> None:
+    shown = _playing(errors=NOISE[2:3], missing_textures=1)  # a sprite drawn with the missing-texture placeholder
+    assert not apply_verdicts(no_errors(shown), "generic", Policy()).passed
+    assert apply_verdicts(no_errors(_playing(errors=NOISE[2:3])), "generic", Policy()).passed

@@ -79,7 +79,8 @@ def classify_errors(t: PlayTrace, blocked: list[str], plays: bool) -> list[tuple
         defects: list[tuple[str | None, str]] = [(None, p) for p in problems]
         return defects + [(None, f"blocked network request: {b}") for b in blocked]
     hosts = {h for h in map(_host, blocked) if h}
-    draws = bool(t.pixels) and t.pixels[-1].colors >= MIN_COLORS
+    # an asset 404 is noise only when the game draws and shows no object with the missing-texture placeholder
+    draws = bool(t.pixels) and t.pixels[-1].colors >= MIN_COLORS and not t.missing_textures
     missing = [m.group(1) for p in problems if (m := _ASSET_404.match(_SESSION_TAG.sub("", p)))] if draws else []
     out: list[tuple[str | None, str]] = [(f"{_RULE}blocked_request",
                                           f"blocked network request (the game plays without it): {b}")

@@ -87,6 +87,11 @@ def installed_version(node_modules: Path) -> str | None:
         return None
 
 
+def npm_path() -> str | None:
+    """The npm client (None: not installed — the shipped version is then reported unverified)."""
+    return shutil.which("npm")
+
+
 def fetch_phaser_types(version: str, cache_dir: Path, timeout_s: float = 180.0,
                        extra: tuple[str, ...] = ()) -> Path | None:
     """A ``node_modules`` directory holding ``phaser/package.json`` and ``phaser/types/`` of ``version`` (fetched
@@ -103,7 +108,7 @@ def fetch_phaser_types(version: str, cache_dir: Path, timeout_s: float = 180.0,
     modules = home / "node_modules"
     if ready(modules):
         return modules
-    npm = shutil.which("npm")
+    npm = npm_path()
     if npm is None:
         return None
     cache_dir.mkdir(parents=True, exist_ok=True)
