@@ -258,9 +258,10 @@ class GameSession:
         return self.page
 
     async def load(self, timeout_s: float) -> bool:
-        """Navigate; False if the page did not load in time."""
+        """Navigate; False if the page did not load in time (``timeout_s`` on an idle machine, stretched by its
+        load: a page's scripts parse in real time)."""
         try:
-            await self.p.goto(self.url, wait_until="load", timeout=timeout_s * 1000)
+            await self.p.goto(self.url, wait_until="load", timeout=timeout_s * machine_load_factor() * 1000)
             return True
         except PlaywrightError as exc:
             self.log.page_errors.append(f"page load failed: {str(exc).splitlines()[0][:300]}")

@@ -66,7 +66,8 @@ def build_index(doclets: list[dict[str, Any]], version: str) -> dict[str, Any]:
                 augments[longname] = [_GENERIC.sub("", a) for a in d.get("augments") or []]
                 members = own.setdefault(longname, {})
                 for p in d.get("properties") or [] if kind == "typedef" else []:
-                    members.setdefault(p["name"], ["v", _types(p)])
+                    if p.get("name"):  # (some versions' doclets carry an unnamed property)
+                        members.setdefault(p["name"], ["v", _types(p)])
             if kind == "typedef":
                 continue
         if scope == "instance" and kind in ("function", "member", "constant") and d.get("memberof"):

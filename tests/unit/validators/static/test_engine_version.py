@@ -69,6 +69,13 @@ def test_declarations_give_the_same_index_shape_as_the_doclet_json() -> None:
     assert "Class" not in index["classes"]  # outside Phaser
 
 
+def test_a_doclet_property_without_a_name_is_skipped() -> None:
+    # phaser@3.80.1's types/phaser.json has one; the index must still build
+    index = build_index([{"kind": "typedef", "longname": "Phaser.Types.T", "properties": [
+        {"type": {"names": ["number"]}}, {"name": "x", "type": {"names": ["number"]}}]}], "3.80.1")
+    assert index["classes"]["Phaser.Types.T"]["members"] == {"x": "v"}
+
+
 def _game(tmp_path: Path, name: str, banner: str) -> Path:
     game = tmp_path / name
     shutil.copytree(GAMES / name, game)
