@@ -81,8 +81,8 @@ def apply_verdicts(result: ValidationResult, mode: ProbeMode, policy: Policy) ->
     findings, demoted = [], []
     for f in result.findings:
         rule = result.id if whole else f.rule
-        if f.severity == "error" and rule is not None and table.as_(rule, mode) == "finding":
-            f = f.model_copy(update={"severity": "warning", "rule": rule})
+        if rule is not None and table.as_(rule, mode) == "finding" and (whole or f.severity == "error"):
+            f = f.model_copy(update={"severity": "warning" if f.severity == "error" else f.severity, "rule": rule})
             demoted.append(f)
         findings.append(f)
     if not demoted and not (whole and not result.passed):

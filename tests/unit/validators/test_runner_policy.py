@@ -98,3 +98,13 @@ def test_a_404_of_an_asset_the_game_shows_is_a_defect() -> None:
     shown = _playing(errors=NOISE[2:3], missing_textures=1)  # a sprite drawn with the missing-texture placeholder
     assert not apply_verdicts(no_errors(shown), "generic", Policy()).passed
     assert apply_verdicts(no_errors(_playing(errors=NOISE[2:3])), "generic", Policy()).passed
+
+
+def test_every_finding_of_a_whole_gate_rule_is_reported_with_its_rule() -> None:
+    from tier2.validators.base import Finding
+    magic = ValidationResult(id="l1.magic_numbers", layer="L2", mode="observe", passed=False, summary="2 numbers",
+                             findings=[Finding(message="src/a.js:3: 250 — speed", severity="warning")])
+    generic = apply_verdicts(magic, "generic", Policy())
+    assert generic.passed and report_findings([generic]) == [
+        {"gate": "l1.magic_numbers", "rule": "l1.magic_numbers", "message": "src/a.js:3: 250 — speed"}]
+    assert apply_verdicts(magic, "contract", Policy()) == magic  # contract mode: untouched (its L2 mode applies)

@@ -58,7 +58,8 @@ def boots(t: PlayTrace) -> ValidationResult:
 _ASSET_404 = re.compile(r"^request failed: HTTP 404 (\S+?\.(?:png|jpe?g|gif|webp|svg|bmp|mp3|ogg|oga|wav|m4a|aac|"
                         r"flac|webm|mp4|json|xml|fnt|atlas|csv|tmx|ttf|otf|woff2?)(?:\?\S*)?)$", re.I)
 _LOAD_404 = re.compile(r"Failed to load resource: the server responded with a status of 404", re.I)
-_SERVICE_WORKER = re.compile(r"service ?worker", re.I)
+#: a service-worker registration that failed (not any error of code that merely touches the API)
+_SERVICE_WORKER = re.compile(r"service ?worker.*regist|regist.*service ?worker", re.I)
 #: how a refused request surfaces in the page (fetch/XHR/beacon errors, the browser's own console echo)
 _NETWORK_FAILURE = re.compile(r"Failed to fetch|NetworkError|Load failed|net::ERR_|ERR_FAILED|Network request failed|"
                               r"Failed to load resource", re.I)
@@ -119,10 +120,10 @@ def no_errors(t: PlayTrace) -> ValidationResult:
     if not classified:
         return _ok(gate, "no uncaught errors, console errors, failed or blocked requests", **ev)
     findings = [Finding(message=p) for p in defects[:10]] + [Finding(message=p, rule=r) for r, p in tagged[:30]]
+    summary = f"{len(defects)} error(s) during play" if defects else "no error of the game's own"
     return ValidationResult(id=gate, layer="L1", passed=False, findings=findings,
-                            summary=f"{len(defects)} error(s) during play"
-                                    + (f", {len(tagged)} problem(s) a working game may have (rules of hot policy "
-                                       "verdicts:)" if tagged else ""),
+                            summary=summary + (f"; {len(tagged)} problem(s) a working game may have (rules of hot "
+                                               "policy verdicts:)" if tagged else ""),
                             evidence={"errors": [p for _, p in classified][:20], **ev})
 
 
