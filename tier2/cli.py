@@ -181,6 +181,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"{'PASS' if g.passed else 'FAIL'} {g.layer} {g.id}: {g.summary}")
             for f in g.findings[:5]:
                 print(f"     {f.message}")
+        if report.findings:
+            print(f"findings (not verdicts): {len(report.findings)}")
+            for found in report.findings[:10]:
+                print(f"     {found['rule']}: {found['message']}")
         print(f"verdict: {'PASS' if report.passed else 'FAIL'} ({report.mode} mode, {report.duration_ms} ms)")
         print(f"report:  {report.report_path}")
     return 0 if report.passed else 1

@@ -72,3 +72,14 @@ def test_generic_mode_on_real_phaser_demos(demo: str, expected_failures: set[str
     assert proc.returncode == (1 if expected_failures else 0)
     if demo == "memory-card-game":
         assert "go is not defined" in json.dumps(report)
+
+
+def test_findings_are_listed_apart_from_verdicts(tmp_path: Path) -> None:
+    # a working game with a faded credit line and a BitmapText line-height overlap: passes, with two findings
+    from tests.fixtures.fixture_games import install_game
+    game = install_game("faded-credits", tmp_path / "g")
+    proc = run_cli("validate", str(game), "--mode", "generic", "--out", str(tmp_path / "r"),
+                   env={"TIER2_WORKSPACES": str(tmp_path / "ws")})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "findings (not verdicts): 2" in proc.stdout and "l1.legible: " in proc.stdout
+    assert "verdict: PASS" in proc.stdout

@@ -7,7 +7,9 @@ decide what the observations mean.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import mimetypes
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -24,7 +26,8 @@ from tier2.browser.network import BLOCKED_MARK, RequestFilter, loopback_origin, 
 from tier2.browser.pool import SESSION_OPTIONS, BrowserPool
 from tier2.hostio import ProjectDir, UnsafePath, write_file
 
-__all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN", "served_path", "resolve_served"]
+__all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN", "served_path", "resolve_served",
+           "machine_load_factor"]
 
 #: Origin under which a game directory is served by request interception: a loopback origin, so a game sees the
 #: same ``location`` (``localhost``, a secure context) as when its author runs ``vite``/``npx serve``; requests to it
@@ -57,6 +60,20 @@ _CANVAS_BOX_JS = """() => {
   const r = canvas.getBoundingClientRect();
   return {x: r.x, y: r.y, width: r.width, height: r.height};
 }"""
+
+
+#: the most a machine's load stretches a wall-clock wait (a hung page must still be called hung in bounded time)
+MAX_LOAD_FACTOR = 4.0
+
+
+def machine_load_factor() -> float:
+    """How much more wall time than on an idle machine a page step may need now: the 1-minute load average per
+    CPU, between 1 and `MAX_LOAD_FACTOR`. Used for second looks and wall-clock budgets, never for verdicts of game
+    time."""
+    try:
+        return min(MAX_LOAD_FACTOR, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))
+    except OSError:  # no load average on this platform
+        return 1.0
 
 
 @dataclass
@@ -146,6 +163,8 @@ class GameSession:
         #: real milliseconds one virtual frame costs (measured by `measure_frame_cost`), None until measured
         self.frame_ms: float | None = None
         self._timed_steps = 0
+        #: calls that needed a second look (`evaluate`): the page answered late, or not at all
+        self.second_looks = 0
         self.viewport = viewport
         self.log = PageLog()
         #: every path answered from the serve roots, with the file that answered it (None: a 404)
@@ -239,18 +258,38 @@ class GameSession:
         return self.page
 
     async def load(self, timeout_s: float) -> bool:
-        """Navigate; False if the page did not load in time."""
+        """Navigate; False if the page did not load in time (``timeout_s`` on an idle machine, stretched by its
+        load: a page's scripts parse in real time)."""
         try:
-            await self.p.goto(self.url, wait_until="load", timeout=timeout_s * 1000)
+            await self.p.goto(self.url, wait_until="load", timeout=timeout_s * machine_load_factor() * 1000)
             return True
         except PlaywrightError as exc:
             self.log.page_errors.append(f"page load failed: {str(exc).splitlines()[0][:300]}")
             return False
 
-    async def evaluate(self, expression: str, arg: Any = None, timeout_s: float | None = None) -> Any:
+    async def evaluate(self, expression: str, arg: Any = None, timeout_s: float | None = None,
+                       second_look: bool = True) -> Any:
         """Evaluate in the page with a wall-clock bound (a game stuck in a loop never answers); the default bound
-        is ``step_timeout_s``, which grows with the measured frame cost (a slow page is not a hung one)."""
-        return await asyncio.wait_for(self.p.evaluate(expression, arg), timeout_s or self.step_timeout_s)
+        is ``step_timeout_s``, which grows with the measured frame cost (a slow page is not a hung one). A call
+        that has not answered within the bound gets a second look before `TimeoutError`: one more bound, times
+        the machine's load (`machine_load_factor`; at most `MAX_STEP_S` unless the bound is longer) — a loaded
+        machine delays a page that is still answering. ``second_look=False``: the caller is a look itself."""
+        bound = timeout_s or self.step_timeout_s
+        call = asyncio.ensure_future(self.p.evaluate(expression, arg))
+        try:
+            done, _ = await asyncio.wait({call}, timeout=bound)
+            if not done and second_look:
+                self.second_looks += 1
+                second = min(bound * machine_load_factor(), max(bound, self.MAX_STEP_S))
+                done, _ = await asyncio.wait({call}, timeout=second)
+            if not done:
+                raise TimeoutError(f"no answer within {bound:.0f}s and a second look")
+            return call.result()
+        finally:
+            if not call.done():
+                call.cancel()
+                with contextlib.suppress(BaseException):
+                    await call
 
     async def advance(self, ms: float, timeout_s: float | None = None) -> int:
         return int(await self.evaluate("(ms) => window.__tier2Clock.advance(ms)", ms, timeout_s))
@@ -274,10 +313,10 @@ class GameSession:
             self.frame_ms = frame_ms if self.frame_ms is None else 0.5 * (self.frame_ms + frame_ms)
         self.step_timeout_s = min(self.MAX_STEP_S, max(self.BASE_STEP_S, (self.frame_ms or 0.0) * 200 * 2 / 1000))
 
-    async def frame_cost(self, timeout_s: float | None = None) -> tuple[int, float]:
+    async def frame_cost(self, timeout_s: float | None = None, second_look: bool = True) -> tuple[int, float]:
         """(virtual frames run so far, real ms spent running them) from the virtual clock."""
         frames, real_ms = await self.evaluate("() => [window.__tier2Clock.frames, window.__tier2Clock.realMs]",
-                                              timeout_s=timeout_s)
+                                              timeout_s=timeout_s, second_look=second_look)
         return int(frames), float(real_ms)
 
     async def measure_frame_cost(self) -> float:
@@ -291,13 +330,15 @@ class GameSession:
 
     async def latched_errors(self) -> list[str]:
         try:
-            return list(await self.evaluate("() => (window.__tier2Errors || []).slice()", timeout_s=2))
+            return list(await self.evaluate("() => (window.__tier2Errors || []).slice()", timeout_s=2,
+                                            second_look=False))
         except Exception:  # noqa: BLE001 - page gone
             return []
 
     async def dialogs(self) -> list[str]:
         try:
-            return list(await self.evaluate("() => (window.__tier2Dialogs || []).slice()", timeout_s=2))
+            return list(await self.evaluate("() => (window.__tier2Dialogs || []).slice()", timeout_s=2,
+                                            second_look=False))
         except Exception:  # noqa: BLE001
             return []
 

@@ -39,6 +39,7 @@ from tier2.settings.policy import (
     StuckPolicy,
     TimeoutPolicy,
     ToolsPolicy,
+    VerdictPolicy,
     WriterPolicy,
 )
 from tier2.settings.sandbox import SandboxConfig
@@ -49,7 +50,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 __all__ = ["REPO_ROOT", "Settings", "SecurityConfig", "Policy", "PolicyStore", "PolicyRefusal", "ModelRoute",
            "Price", "BudgetPolicy", "BudgetOverride", "BreakerPolicy", "DurabilityPolicy", "StuckPolicy",
            "TimeoutPolicy", "ToolsPolicy", "WriterPolicy", "BriefLimits", "SecretsConfig", "load_policy",
-           "load_security", "CONFIG_LOG", "LegibilityPolicy", "LearningPolicy"]
+           "load_security", "CONFIG_LOG", "LegibilityPolicy", "LearningPolicy", "VerdictPolicy"]
 
 #: configuration events (hashes at start, policy reloads and refused edits); `tier2 serve`/`worker` log it at INFO
 CONFIG_LOG = "tier2.config"

@@ -138,9 +138,64 @@ class LegibilityPolicy(BaseModel):
     min_contrast_large: float = Field(default=3.0, ge=1, le=21)  # WCAG 2 AA, large text
     large_px: float = Field(default=24.0, gt=0)  # large text: at least 18 pt ...
     large_bold_px: float = Field(default=18.66, gt=0)  # ... or 14 pt bold
-    #: the gate's layer in generic mode (games nobody here wrote): "L1" blocks; "L2" reports (observe unless
-    #: ``gates:`` enforces it). Contract mode is always L1.
-    generic_layer: Literal["L1", "L2"] = "L1"
+
+
+#: what a rule's failure is in one validation mode: a ``verdict`` (it fails the gate) or a ``finding`` (reported
+#: with its evidence, never failing the validation)
+VerdictAs = Literal["verdict", "finding"]
+
+#: The rules the ``verdicts:`` table may name: design rules of tier2's own games and what a game nobody here wrote
+#: is not at fault for. A defect of any game (does not boot, throws in the loop, freezes, a blank canvas, ignores
+#: all input, blocks on a dialog, stops answering) is no rule here: it is always a verdict (mechanism, not config).
+VERDICT_RULES: dict[str, str] = {
+    "l1.legible": "texts that overlap, are cut, too small or too faint (WCAG contrast)",
+    "l1.magic_numbers": "gameplay numbers in src/ that belong in data/",
+    "l1.no_errors.blocked_request": "a blocked outside request the game plays without (fonts, analytics)",
+    "l1.no_errors.blocked_request_error": "a console or page error caused by a blocked outside request",
+    "l1.no_errors.service_worker": "a service-worker registration refused on the validation origin",
+    "l1.no_errors.unshown_asset": "a 404 for an asset file the game never shows (it plays and draws)",
+    "l1.engine_calls.undefined_read": "a read of a Phaser property the engine does not define (not a call)",
+    "l1.engine_calls.version_unverified": "the Phaser version the game ships could not be checked (no type data)",
+}
+
+
+class RuleVerdict(BaseModel):
+    """One rule's consequence per validation mode (contract: tier2's own games; generic: any other game)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    contract: VerdictAs = "verdict"
+    generic: VerdictAs = "finding"
+
+
+def _default_verdicts() -> dict[str, RuleVerdict]:
+    return {rule: RuleVerdict() for rule in VERDICT_RULES}
+
+
+class VerdictPolicy(BaseModel):
+    """The ``verdicts:`` table of hot policy: rule -> {contract, generic} -> verdict | finding. Rules not named keep
+    their default (a verdict in contract mode, a finding in generic mode); only `VERDICT_RULES` may be named."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    rules: dict[str, RuleVerdict] = Field(default_factory=_default_verdicts)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _table(cls, value: Any) -> Any:
+        """The YAML table is the rules themselves (``verdicts: {l1.legible: {generic: finding}}``)."""
+        if isinstance(value, dict) and "rules" not in value:
+            unknown = sorted(set(value) - set(VERDICT_RULES))
+            if unknown:
+                raise ValueError(f"verdicts: unknown rule(s) {', '.join(unknown)}; a defect of any game is always a "
+                                 f"verdict; the rules are: {', '.join(VERDICT_RULES)}")
+            return {"rules": {**_default_verdicts(), **{k: RuleVerdict.model_validate(v) for k, v in value.items()}}}
+        return value
+
+    def as_(self, rule: str, mode: str) -> VerdictAs:
+        """What a failure of ``rule`` is in ``mode`` (a rule not in the table is always a verdict)."""
+        entry = self.rules.get(rule)
+        if entry is None:
+            return "verdict"
+        return entry.generic if mode == "generic" else entry.contract
 
 
 class LearningPolicy(BaseModel):
@@ -221,6 +276,8 @@ class Policy(BaseModel):
     l3_timeout_s: float = 30.0
     budget: BudgetPolicy = BudgetPolicy()
     legibility: LegibilityPolicy = LegibilityPolicy()
+    #: per rule and validation mode: a verdict (fails its gate) or a finding (reported, never failing)
+    verdicts: VerdictPolicy = VerdictPolicy()
     #: agent role -> model route (`tier2.settings.agents`); a role without an entry uses ``default_model``
     agents: dict[str, str] = {}
     sandbox: SandboxPolicy = SandboxPolicy()  # may only lower the security config's [sandbox]

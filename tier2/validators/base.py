@@ -18,6 +18,9 @@ class Finding(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     message: str
     severity: Literal["error", "warning", "info"] = "error"
+    #: the rule of hot policy ``verdicts:`` this finding belongs to (None: a defect, always a verdict); the runner
+    #: makes it a warning where that rule is a finding in the validation's mode
+    rule: str | None = None
 
 
 class ValidationResult(BaseModel):

@@ -10,7 +10,8 @@ from tier2.validators.controls import DISCOVER_JS, Controls, adjacent_pair, moti
 from tier2.validators.probing import measure_input
 from tier2.validators.trace import InputProbe
 
-__all__ = ["FRAMES_JS", "SNAPSHOT_JS", "STEP_JS", "act", "discover", "probe_input", "scenes_of", "snapshot"]
+__all__ = ["FRAMES_JS", "MISSING_TEXTURES_JS", "SNAPSHOT_JS", "STEP_JS", "act", "discover", "probe_input",
+           "rediscover", "scenes_of", "snapshot"]
 
 _IDLE_MS = 150.0
 _FRAME_MS = 1000 / 60
@@ -44,6 +45,18 @@ STEP_JS = """(ms) => {
           canvas: !!document.querySelector('canvas')};
 }"""
 
+#: visible display objects (containers walked) drawn with Phaser's placeholder for a texture that did not load
+MISSING_TEXTURES_JS = """() => {
+  const g = window.__tier2Game; let n = 0;
+  if (!g || !g.scene || !g.scene.getScenes) return 0;
+  const walk = (list) => { for (const o of list.slice(0, 500)) {
+    if (o.visible !== false && o.texture && o.texture.key === '__MISSING') n++;
+    if (o.list && o.list.length) walk(o.list);
+  } };
+  for (const s of g.scene.getScenes(true)) walk((s.children && s.children.list) || []);
+  return n;
+}"""
+
 FRAMES_JS = f"""(n) => {{
   const snap = {SNAPSHOT_JS};
   const out = [];
@@ -67,6 +80,12 @@ async def discover(s: GameSession, watch_ms: float = 250.0) -> tuple[Controls, s
     await s.advance(watch_ms)
     after = await snapshot(s)
     return parse_controls(await s.evaluate(DISCOVER_JS)), motion_axis(before, after)
+
+
+async def rediscover(s: GameSession) -> Controls:
+    """The game's input registrations now (one round trip, no clock advance): keys a later scene, a selection or
+    a timer registered since the last look."""
+    return parse_controls(await s.evaluate(DISCOVER_JS))
 
 
 async def _canvas_box(s: GameSession) -> dict[str, float]:

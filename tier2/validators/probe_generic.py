@@ -19,10 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
+from tier2.browser.session import machine_load_factor
 from tier2.hostio import ensure_dir
 from tier2.validators.controls import Controls, plan_actions
-from tier2.validators.generic_actions import STEP_JS, discover, probe_input, scenes_of, snapshot
-from tier2.validators.l1.runtime_gates import input_reaction, state_delta
+from tier2.validators.generic_actions import (
+    MISSING_TEXTURES_JS,
+    STEP_JS,
+    discover,
+    probe_input,
+    rediscover,
+    scenes_of,
+    snapshot,
+)
+from tier2.validators.l1.runtime_gates import input_reaction, reaction, state_delta
 from tier2.validators.legibility import collect_legibility
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import run_bounded
@@ -60,7 +69,7 @@ async def _settle(s: GameSession, trace: PlayTrace, budget_ms: float, real_s: fl
     scenes: list[str] = []
     elapsed = 0.0
     stable = 0
-    deadline = time.monotonic() + real_s
+    deadline = time.monotonic() + real_s * machine_load_factor()  # assets load in real time: slower when loaded
     while elapsed < budget_ms or (not scenes and time.monotonic() < deadline):
         info = await s.step(STEP_JS, 100)
         elapsed += 100
@@ -100,19 +109,39 @@ async def _start_sweep(s: GameSession, trace: PlayTrace, scenes: list[str], cont
     return scenes
 
 
+def _record(trace: PlayTrace, probe: InputProbe, action: str, after: str | None = None) -> None:
+    """One tried action for the controls report (``probe.sweep.tried``): did it react, what it changed."""
+    trace.sweep = trace.sweep if trace.sweep is not None else {}
+    tried = trace.sweep.setdefault("tried", [])
+    changed = sorted(input_reaction(probe))
+    entry: dict[str, Any] = {"action": action, "reacted": bool(changed and probe.frames_to_react is not None),
+                             "changed": changed[:6], "transient": bool(probe.transient) and not
+                             reaction(probe.before, probe.idle_after, probe.after)}
+    if after:
+        entry["after"] = after
+    if len(tried) < 40:
+        tried.append(entry)
+
+
 async def _sweep(s: GameSession, trace: PlayTrace, order: list[str], starts: list[str],
                  tried: list[str]) -> tuple[InputProbe, bool]:
     """Try ``order`` until one action changes the game's state; a new scene started by an action is a start
-    transition (recorded, then the new scene's controls are discovered and the sweep goes on). Returns the last
-    probe and whether the game ended during the sweep (its scenes changed by themselves, or what moved froze)."""
+    transition (recorded, then the new scene's controls are discovered and the sweep goes on). After an action
+    that did not react, the game's input registrations are read again: keys registered since (a selected unit's
+    commands, a later scene's controls, a "get ready" timer's) are tried next, right after what enabled them
+    (select, then act). Returns the last probe and whether the game ended during the sweep (its scenes changed by
+    themselves, or what moved froze)."""
     probe = InputProbe(label="none", key="none")
     ended = moved = False
     order = list(order)
     stages = 0
+    known = set((trace.controls or {}).get("keys") or [])
+    enabled_by: dict[str, str] = {}
     while order and len(tried) < _MAX_SWEEP_ACTIONS:
         action = order.pop(0)
         tried.append(action)
         probe = await probe_input(s, action)
+        _record(trace, probe, action, enabled_by.get(action))
         drift = state_delta(probe.before, probe.idle_after)
         moved = moved or bool(drift)
         new_scenes = scenes_of(probe.after) - scenes_of(probe.idle_after)
@@ -124,13 +153,32 @@ async def _sweep(s: GameSession, trace: PlayTrace, order: list[str], starts: lis
             starts.append(action)
             stages += 1
             controls, axis = await discover(s)
+            _merge_controls(trace, controls)
+            known |= set(controls.keys)
             order = plan_actions(controls, axis)
             continue
         if probe.frames_to_react is not None and input_reaction(probe):
             return probe, False
         if scenes_of(probe.before) != scenes_of(probe.idle_after) or (moved and not drift):
             ended = True  # the game changed scene by itself or stopped moving: it may be over
+        fresh = [k for k in (await rediscover(s)).keys if k not in known]
+        if fresh:  # registered since the last look: enabled by this action (or by time), tried next
+            known |= set(fresh)
+            _merge_controls(trace, Controls(keys=fresh))
+            enabled_by.update({k: action for k in fresh})
+            order = fresh + [a for a in order if a not in fresh]
     return probe, ended
+
+
+def _merge_controls(trace: PlayTrace, controls: Controls) -> None:
+    """Keys found by a later look join the controls report (``probe.controls.keys``, with ``found_later``)."""
+    report = trace.controls if trace.controls is not None else {}
+    keys = list(report.get("keys") or [])
+    later = [k for k in controls.keys if k not in keys]
+    if later:
+        report["keys"] = keys + later
+        report["found_later"] = list(report.get("found_later") or []) + later
+    trace.controls = report
 
 
 async def _fresh_start(s: GameSession, trace: PlayTrace, boot_timeout_s: float, starts: list[str]) -> bool:
@@ -153,8 +201,11 @@ async def _explore(s: GameSession, trace: PlayTrace, scenes: list[str], boot_tim
     starts: list[str] = []
     if axis is None:
         scenes = await _start_sweep(s, trace, scenes, controls, starts)
+        first = set(controls.keys)
         controls, axis = await discover(s)
         trace.controls = {**controls.evidence(), "moving": axis}
+        if later := [k for k in controls.keys if k not in first]:
+            trace.controls["found_later"] = later
     tried: list[str] = []
     probe, ended = await _sweep(s, trace, plan_actions(controls, axis), starts, tried)
     if probe.frames_to_react is None and ended:
@@ -167,8 +218,9 @@ async def _explore(s: GameSession, trace: PlayTrace, scenes: list[str], boot_tim
     if probe.frames_to_react is None:  # intros and "get ready" timers: give the game 3 s and sweep again
         await s.advance(_wait_ms(s, 3000))
         controls, axis = await discover(s)
+        _merge_controls(trace, controls)
         probe, _ = await _sweep(s, trace, plan_actions(controls, axis), starts, [])
-    trace.sweep = {"order": tried[:12], "starts": starts, "ended_during_sweep": ended}
+    trace.sweep = {**(trace.sweep or {}), "order": tried[:12], "starts": starts, "ended_during_sweep": ended}
     return probe
 
 
@@ -196,6 +248,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
     trace.screenshots.append(str(path))
     await collect_legibility(s, trace, "01-start")
+    trace.missing_textures = max(trace.missing_textures, int(await s.evaluate(MISSING_TEXTURES_JS) or 0))
     t = trace.lap("frames+screenshot", t)
     trace.inputs.append(await _explore(s, trace, scenes, boot_timeout_s))
     await _pointer_tour(s)
@@ -210,6 +263,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.pixels.append(pixel_stats(png, str(path)))
     trace.screenshots.append(str(path))
     await collect_legibility(s, trace, "02-play")
+    trace.missing_textures = max(trace.missing_textures, int(await s.evaluate(MISSING_TEXTURES_JS) or 0))
     trace.lap("final_screenshot", t)
 
 

@@ -33,6 +33,10 @@ class ValidationReport(BaseModel):
     site: dict[str, Any] | None = None
     #: what the probe measured and decided: wall-clock budget (frame cost, raised?), discovered controls, sweep
     probe: dict[str, Any] = Field(default_factory=dict)
+    #: findings, not verdicts: what a rule of hot policy ``verdicts:`` reports in this mode without failing
+    #: (``{gate, rule, message, evidence?}``: a faint credit line of a game nobody here wrote, a blocked analytics
+    #: request...)
+    findings: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def failures(self) -> list[ValidationResult]:
@@ -75,7 +79,28 @@ class ValidationReport(BaseModel):
             shots.append(f"<figure><img alt='{html.escape(p.name)}' src='data:image/png;base64,{data}'>"
                          f"<figcaption>{html.escape(p.name)}</figcaption></figure>")
         notes = "".join(f"<p>{html.escape(n)}</p>" for n in self.notes)
+        found = "".join(f"<li><code>{html.escape(str(f.get('rule')))}</code> {html.escape(str(f.get('message')))}"
+                        + (f"<br><small>{html.escape(json.dumps(f['evidence'])[:400])}</small>" if f.get("evidence")
+                           else "") + "</li>" for f in self.findings)
+        findings = (f"<h2>Findings (not verdicts)</h2><ul class='findings'>{found}</ul>" if found else "")
+        controls = self._controls_html()
         page = Template(resources.files("tier2.validators").joinpath("report_template.html").read_text())
         return page.substitute(target=html.escape(self.target), verdict="PASS" if self.passed else "FAIL",
                                mode=html.escape(self.mode), duration=self.duration_ms, rows="\n".join(rows),
-                               notes=notes, shots="".join(shots))
+                               notes=notes, shots="".join(shots), findings=findings, controls=controls)
+
+    def _controls_html(self) -> str:
+        """The controls the generic probe found and the actions it tried, with what each changed."""
+        found, sweep = self.probe.get("controls") or {}, self.probe.get("sweep") or {}
+        if not found and not sweep:
+            return ""
+        keys = ", ".join(found.get("keys") or []) or "none"
+        rows = "".join(f"<tr><td><code>{html.escape(str(t.get('action')))}</code></td>"
+                       f"<td>{'reacted' if t.get('reacted') else ('seen, undone' if t.get('transient') else '—')}"
+                       f"</td><td>{html.escape(', '.join(t.get('changed') or [])[:200])}</td></tr>"
+                       for t in sweep.get("tried", []))
+        return (f"<h2>Controls found and tried</h2><p>keys: {html.escape(keys)}; pointer: "
+                f"{'yes' if found.get('pointer') else 'no'}; interactive objects: "
+                f"{found.get('interactive_objects', 0)}</p>"
+                + (f"<table><thead><tr><th>action</th><th>result</th><th>what changed</th></tr></thead><tbody>{rows}"
+                   "</tbody></table>" if rows else ""))

@@ -11,6 +11,7 @@ import asyncio
 import functools
 import json
 import re
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,7 +42,8 @@ from tier2.validators.static import read_sources, run_static_gates
 from tier2.validators.targets import Target, detect_mode, resolve_target
 from tier2.validators.trace import PlayTrace
 
-__all__ = ["ValidationRunner", "apply_policy", "build_gate", "needs_webgl", "Mode"]
+__all__ = ["ValidationRunner", "apply_policy", "apply_verdicts", "build_gate", "needs_webgl", "report_findings",
+           "Mode"]
 
 Mode = Literal["auto", "contract", "generic"]
 
@@ -67,6 +69,46 @@ def apply_policy(result: ValidationResult, policy: Policy) -> ValidationResult:
         mode = (policy.gates.get(result.id) or (own if own in ("observe", "enforce") else None) or content
                 or policy.gates.get(family) or L2_DEFAULTS.get(result.id, "observe"))
     return result.model_copy(update={"mode": mode})
+
+
+def apply_verdicts(result: ValidationResult, mode: ProbeMode, policy: Policy) -> ValidationResult:
+    """Hot policy ``verdicts:``: what a rule's failure is in this validation mode. A gate that is itself a rule
+    (``l1.legible``) and is a finding in ``mode`` passes, its findings kept as warnings with the evidence; a
+    finding tagged with a rule (``l1.no_errors.service_worker``) that is a finding in ``mode`` becomes a warning,
+    and a gate that failed only for such findings passes (``evidence.verdicts`` says what would have failed)."""
+    table = policy.verdicts
+    whole = table.as_(result.id, mode) == "finding" and result.id in table.rules
+    findings, demoted = [], []
+    for f in result.findings:
+        rule = result.id if whole else f.rule
+        if rule is not None and table.as_(rule, mode) == "finding" and (whole or f.severity == "error"):
+            f = f.model_copy(update={"severity": "warning" if f.severity == "error" else f.severity, "rule": rule})
+            demoted.append(f)
+        findings.append(f)
+    if not demoted and not (whole and not result.passed):
+        return result
+    update: dict[str, Any] = {"findings": findings}
+    if not result.passed and (whole or not any(f.severity == "error" for f in findings)):
+        rules = sorted({f.rule for f in demoted if f.rule} | ({result.id} if whole else set()))
+        update["passed"] = True
+        update["summary"] = f"findings, not verdicts in {mode} mode ({', '.join(rules)}): {result.summary}"
+        update["evidence"] = {**result.evidence, "verdicts": {"mode": mode, "as": "finding", "rules": rules,
+                                                              "would_fail": True}}
+    return result.model_copy(update=update)
+
+
+def report_findings(gates: list[ValidationResult]) -> list[dict[str, Any]]:
+    """Every finding a ``verdicts:`` rule made (not a verdict), with its gate and evidence, for the report."""
+    out: list[dict[str, Any]] = []
+    for g in gates:
+        raw = g.evidence.get("issues")
+        issues: list[Any] = raw if isinstance(raw, list) else []
+        for i, f in enumerate(f for f in g.findings if f.rule):
+            entry: dict[str, Any] = {"gate": g.id, "rule": f.rule, "message": f.message}
+            if f.rule == g.id and i < len(issues):  # a whole-gate rule's finding and its evidence (legibility)
+                entry["evidence"] = issues[i]
+            out.append(entry)
+    return out
 
 
 def build_gate(build: BuildResult) -> ValidationResult:
@@ -127,12 +169,17 @@ class ValidationRunner:
     ``cache_dir``: the durable validation cache (passing default-renderer smokes, `tier2.validators.reuse`; None =
     nothing reused); ``spend_guard``: the run's (its ledger's view goes into the delivery's usage); ``l3_scorer``:
     the L3 model scorer (`tier2.runs.loop.addons.l3`; None = the offline heuristic); ``design``: the run's design
-    as it stands at each validation (the design phase produces it after the runner exists)."""
+    as it stands at each validation (the design phase produces it after the runner exists); ``engines_dir``: where
+    the type data of the Phaser a game nobody here wrote ships is cached (default: ``engines`` beside
+    ``cache_dir``, else under the system temp dir)."""
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy, *, launcher: Launcher | None = None,
                  cache_dir: Path | None = None, spend_guard: SpendGuard | None = None,
-                 l3_scorer: ModelScorer | None = None, design: DesignSource | None = None) -> None:
+                 l3_scorer: ModelScorer | None = None, design: DesignSource | None = None,
+                 engines_dir: Path | None = None) -> None:
         self.pool, self.pack, self.policy = pool, pack, policy
+        self.engines_dir = engines_dir or ((cache_dir.parent / "engines") if cache_dir is not None
+                                           else Path(tempfile.gettempdir()) / "tier2-engines")
         self.launcher, self.cache_dir, self.spend_guard, self.l3_scorer = launcher, cache_dir, spend_guard, l3_scorer
         self.design = design
         #: the play trace of the latest validation (None before any, or when nothing was played)
@@ -266,7 +313,9 @@ class ValidationRunner:
         # node parses while the browser plays (beside the build it would slow esbuild, which is on the critical path)
         static = None
         if target.project is not None and read_sources(target.project):
-            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.node_modules)))
+            engines = None if target.tier2_project else self.engines_dir  # a game nobody here wrote: its own Phaser
+            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.node_modules,
+                                                                 engines_dir=engines)))
         try:
             if target.build is None or target.build.ok:
                 t0 = time.monotonic()
@@ -296,10 +345,11 @@ class ValidationRunner:
             gates += l2
             done = completion_map(spec, l2)
             notes.append(f"design conformance: {done['summary']} (genre {done['genre']})")
-        gates = [apply_policy(g, self.policy) for g in gates]
+        gates = [apply_policy(apply_verdicts(g, mode, self.policy), self.policy) for g in gates]
         self.last_trace = trace
         report = ValidationReport(
             target=target.label, mode=mode, passed=not any(g.blocking for g in gates), gates=gates,
+            findings=report_findings(gates),
             screenshots=screenshots, build=target.build.to_dict() if target.build else None, notes=notes,
             timings_ms=timings, site=target.site.to_dict() if target.site else None, probe=probe_info,
             duration_ms=int((time.monotonic() - started) * 1000),

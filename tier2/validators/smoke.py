@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
+from tier2.browser.session import machine_load_factor
 from tier2.hostio import ensure_dir
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import run_bounded
@@ -37,7 +38,8 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
     if not await s.load(boot_timeout_s):
         return
     info: dict[str, Any] = {}
-    deadline = time.monotonic() + boot_timeout_s  # assets load in real time while game time is ours
+    # assets load in real time while game time is ours (slower on a loaded machine)
+    deadline = time.monotonic() + boot_timeout_s * machine_load_factor()
     stable, last = 0, None
     while time.monotonic() < deadline:
         info = await s.step(_STEP_JS, 100)

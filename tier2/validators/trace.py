@@ -30,6 +30,8 @@ class InputProbe:
     idle_after: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
     frames_to_react: int | None = None
+    #: what changed in a frame sampled while the input acted, beyond the idle drift (also what was then undone)
+    transient: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -74,6 +76,9 @@ class PlayTrace:
     sweep: dict[str, Any] | None = None
     #: display-list snapshots of the texts and what they sit on, one per screenshot (`validators.legibility`)
     legibility: list[dict[str, Any]] = field(default_factory=list)
+    #: generic mode: the most visible display objects drawn with Phaser's ``__MISSING`` texture on one screen (an
+    #: asset that failed to load and IS shown: its 404 is then a defect, not noise)
+    missing_textures: int = 0
     #: contract mode, the game's ``__TIER2__.assets()`` at each screenshot merged: ``registered``, ``loaded`` and
     #: ``failed`` asset ids, and ``roles``: role -> texture key -> the screens it was seen on (None: no report)
     assets: dict[str, Any] | None = None

@@ -13,7 +13,7 @@ from tier2.validators.l1.runtime_gates import RUNTIME_GATES, bound_gates
 from tier2.validators.legibility import legible
 from tier2.validators.legibility.geometry import contrast_ratio
 from tier2.validators.legibility.judge import judge_screen
-from tier2.validators.runner import apply_policy
+from tier2.validators.runner import apply_policy, apply_verdicts, report_findings
 from tier2.validators.trace import PlayTrace
 
 BG = [43, 29, 20]
@@ -203,16 +203,19 @@ def test_gate_passes_with_counts_and_fails_when_nothing_could_be_read() -> None:
     assert nothing.passed and nothing.evidence["applicable"] is False
 
 
-def test_generic_mode_layer_comes_from_hot_policy() -> None:
+def test_generic_mode_reports_legibility_as_findings_and_contract_mode_enforces_it() -> None:
     bad = trace(snap([text("A", [0, 100, 100, 20], 1), text("B", [50, 100, 100, 20], 2)]), mode="generic")
-    blocking = apply_policy(legible(bad), Policy())
-    assert blocking.layer == "L1" and blocking.blocking
-    observed = apply_policy(legible(bad, LegibilityPolicy(generic_layer="L2")), Policy())
-    assert observed.layer == "L2" and observed.mode == "observe" and not observed.blocking
-    enforced = apply_policy(legible(bad, LegibilityPolicy(generic_layer="L2")), Policy(gates={"l1.legible": "enforce"}))
-    assert enforced.blocking
-    # contract mode ignores the setting: tier2's own games must pass
-    assert legible(trace(*bad.legibility), LegibilityPolicy(generic_layer="L2")).layer == "L1"
+    gate = legible(bad)
+    assert gate.layer == "L1" and not gate.passed  # the gate judges the same way in both modes
+    found = apply_policy(apply_verdicts(gate, "generic", Policy()), Policy())
+    assert found.passed and not found.blocking and found.evidence["verdicts"]["would_fail"] is True
+    assert found.findings and all(f.severity == "warning" and f.rule == "l1.legible" for f in found.findings)
+    assert found.evidence["issues"][0]["check"] == "overlap"  # the evidence stays
+    assert report_findings([found])[0]["evidence"]["check"] == "overlap"
+    enforced = apply_policy(apply_verdicts(gate, "contract", Policy()), Policy())
+    assert enforced.blocking  # tier2's own games must pass it
+    strict = Policy(verdicts={"l1.legible": {"generic": "verdict"}})
+    assert apply_policy(apply_verdicts(gate, "generic", strict), strict).blocking
 
 
 def test_thresholds_come_from_the_hot_policy_files() -> None:

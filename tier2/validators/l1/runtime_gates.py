@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
+from urllib.parse import urlparse
 
 from tier2.settings.loader import Policy
 from tier2.validators.base import Finding, ValidationResult
@@ -13,7 +15,7 @@ from tier2.validators.trace import InputProbe, PixelStats, PlayTrace
 
 __all__ = ["RUNTIME_GATES", "bound_gates", "input_reaction", "reaction", "boots", "no_errors", "frames_advance",
            "canvas_not_blank", "activity", "input_changes_state", "control_responsiveness", "latch_split",
-           "state_delta", "legible"]
+           "state_delta", "legible", "classify_errors"]
 
 MIN_FRAME_SHARE = 0.3  # at least 30% of the frames the virtual time allows
 MAX_REACT_FRAMES = 10
@@ -52,31 +54,77 @@ def boots(t: PlayTrace) -> ValidationResult:
                renderer=t.renderer, default_renderer=d, boot_virtual_ms=t.boot_virtual_ms)
 
 
-def no_errors(t: PlayTrace) -> ValidationResult:
-    """Uncaught errors, console errors, failed requests, dialogs and hangs fail. Blocked outside requests fail a
-    tier2 game (its contract: no external URLs) and any game that does not boot and play; a game nobody here
-    wrote that boots and plays without them (a web font, analytics, optional data) gets them as warnings."""
-    gate = "l1.no_errors"
+#: asset files a game loads (a 404 for one that is never shown is not the game's defect in generic mode)
+_ASSET_404 = re.compile(r"^request failed: HTTP 404 (\S+?\.(?:png|jpe?g|gif|webp|svg|bmp|mp3|ogg|oga|wav|m4a|aac|"
+                        r"flac|webm|mp4|json|xml|fnt|atlas|csv|tmx|ttf|otf|woff2?)(?:\?\S*)?)$", re.I)
+_LOAD_404 = re.compile(r"Failed to load resource: the server responded with a status of 404", re.I)
+#: a service-worker registration that failed (not any error of code that merely touches the API)
+_SERVICE_WORKER = re.compile(r"service ?worker.*regist|regist.*service ?worker", re.I)
+#: how a refused request surfaces in the page (fetch/XHR/beacon errors, the browser's own console echo)
+_NETWORK_FAILURE = re.compile(r"Failed to fetch|NetworkError|Load failed|net::ERR_|ERR_FAILED|Network request failed|"
+                              r"Failed to load resource", re.I)
+_RULE = "l1.no_errors."
+_SESSION_TAG = re.compile(r"^\[[\w-]+\] ")
+
+
+def _host(entry: str) -> str:
+    return urlparse(entry.split(" ", 1)[0]).hostname or ""
+
+
+def classify_errors(t: PlayTrace, blocked: list[str], plays: bool) -> list[tuple[str | None, str]]:
+    """(rule, problem) for every problem of a play: a rule of hot policy ``verdicts:`` when the problem is one a
+    game may have without being broken — only for a game that boots and plays (and draws, for missing assets);
+    otherwise, and for everything else, None (a defect). Blocked requests come first."""
     problems = list(t.errors) + ([t.timed_out] if t.timed_out else [])
+    if not plays:
+        defects: list[tuple[str | None, str]] = [(None, p) for p in problems]
+        return defects + [(None, f"blocked network request: {b}") for b in blocked]
+    hosts = {h for h in map(_host, blocked) if h}
+    # an asset 404 is noise only when the game draws and shows no object with the missing-texture placeholder
+    draws = bool(t.pixels) and t.pixels[-1].colors >= MIN_COLORS and not t.missing_textures
+    missing = [m.group(1) for p in problems if (m := _ASSET_404.match(_SESSION_TAG.sub("", p)))] if draws else []
+    out: list[tuple[str | None, str]] = [(f"{_RULE}blocked_request",
+                                          f"blocked network request (the game plays without it): {b}")
+                                         for b in blocked]
+    for p in problems:
+        rule: str | None = None
+        bare = _SESSION_TAG.sub("", p)  # "[webgl] console.error: ..." (the default-renderer session's)
+        if bare.startswith(("pageerror:", "console.error:", "uncaught:")) and _SERVICE_WORKER.search(p):
+            rule = "service_worker"
+        elif missing and (_ASSET_404.match(bare) or _LOAD_404.search(bare)):
+            rule = "unshown_asset"
+        elif blocked and (_NETWORK_FAILURE.search(p) or any(h in p for h in hosts)) \
+                and bare.startswith(("pageerror:", "console.error:", "uncaught:")):
+            rule = "blocked_request_error"
+        out.append((f"{_RULE}{rule}" if rule else None, p))
+    return out
+
+
+def no_errors(t: PlayTrace) -> ValidationResult:
+    """Uncaught errors, console errors, failed requests, dialogs and hangs fail. What a game may have without being
+    broken — a blocked outside request it plays without (a web font, analytics), the error that request causes, a
+    service-worker registration refused on the validation origin, a 404 for an asset of a game that plays and
+    draws — is tagged with its rule (`classify_errors`); hot policy ``verdicts:`` decides per mode whether it is a
+    verdict (tier2's own games: their contract has no external URLs) or a finding (`runner.apply_verdicts`)."""
+    gate = "l1.no_errors"
     blocked = list(dict.fromkeys(t.blocked))
     plays = t.booted and not t.timed_out and any(input_reaction(p) for p in t.inputs)
-    tolerated = t.mode != "contract" and plays
-    if not tolerated:
-        problems += [f"blocked network request: {b}" for b in blocked]
-    warnings = [Finding(message=f"blocked network request (the game plays without it): {b}", severity="warning")
-                for b in blocked] if tolerated else []
+    classified = classify_errors(t, blocked, plays)
+    defects = [p for rule, p in classified if rule is None]
+    tagged = [(rule, p) for rule, p in classified if rule is not None]
     ev: dict[str, Any] = {"blocked_requests": blocked[:20]} if blocked else {}
     if t.budget:
         ev["budget"] = t.budget
-    if problems:
-        findings = [Finding(message=f) for f in problems[:10]] + warnings[:5]
-        return ValidationResult(id=gate, layer="L1", passed=False, summary=f"{len(problems)} error(s) during play",
-                                findings=findings, evidence={"errors": problems[:20], **ev})
-    if warnings:
-        return ValidationResult(id=gate, layer="L1", passed=True, findings=warnings[:10], evidence=ev,
-                                summary=f"no errors; {len(blocked)} outside request(s) blocked, reported as warnings "
-                                        "(the game boots and plays without them)")
-    return _ok(gate, "no uncaught errors, console errors, failed or blocked requests", **ev)
+    if tagged:
+        ev["classified"] = [{"rule": rule, "problem": p[:300]} for rule, p in tagged[:30]]
+    if not classified:
+        return _ok(gate, "no uncaught errors, console errors, failed or blocked requests", **ev)
+    findings = [Finding(message=p) for p in defects[:10]] + [Finding(message=p, rule=r) for r, p in tagged[:30]]
+    summary = f"{len(defects)} error(s) during play" if defects else "no error of the game's own"
+    return ValidationResult(id=gate, layer="L1", passed=False, findings=findings,
+                            summary=summary + (f"; {len(tagged)} problem(s) a working game may have (rules of hot "
+                                               "policy verdicts:)" if tagged else ""),
+                            evidence={"errors": [p for _, p in classified][:20], **ev})
 
 
 def frames_advance(t: PlayTrace) -> ValidationResult:
@@ -141,7 +189,9 @@ def reaction(before: Any, idle_after: Any, after: Any) -> set[str]:
 
 
 def input_reaction(p: InputProbe) -> set[str]:
-    return reaction(p.before, p.idle_after, p.after)
+    """What the input changed: in the settled state, or in a frame sampled while it acted (a swap that is undone
+    — a match-3 move that does not match — is a reaction though the state returns to where it was)."""
+    return reaction(p.before, p.idle_after, p.after) | set(p.transient)
 
 
 

@@ -3,8 +3,9 @@
 At every screenshot the probes take, `collect_legibility` walks the engine's display list in the page
 (``collector.js``: every rendered scene, containers included; texts with their drawn lines, font size, colours
 and alpha; the shapes they may sit on) and stores the snapshot on the `PlayTrace`. `legible` judges the
-snapshots (`judge.judge_screen`, rules there) with the thresholds of hot policy ``legibility:``. In contract mode
-the gate is L1 (tier2's own games must pass it); in generic mode its layer is ``legibility.generic_layer``.
+snapshots (`judge.judge_screen`, rules there) with the thresholds of hot policy ``legibility:``. It is an L1 gate;
+what its failure is per mode is hot policy ``verdicts:`` (`runner.apply_verdicts`): a verdict in contract mode
+(tier2's own games must pass it), a finding with its evidence in generic mode by default.
 """
 
 from __future__ import annotations
@@ -45,24 +46,23 @@ async def collect_legibility(s: GameSession, trace: PlayTrace, screen: str) -> N
     trace.legibility.append(snap)
 
 
-def _result(layer: str, passed: bool, summary: str, findings: list[Finding], **evidence: Any) -> ValidationResult:
-    return ValidationResult(id=GATE, layer="L1" if layer == "L1" else "L2", passed=passed, summary=summary,
-                            findings=findings, evidence=evidence)
+def _result(passed: bool, summary: str, findings: list[Finding], **evidence: Any) -> ValidationResult:
+    return ValidationResult(id=GATE, layer="L1", passed=passed, summary=summary, findings=findings,
+                            evidence=evidence)
 
 
 def legible(t: PlayTrace, limits: LegibilityPolicy | None = None) -> ValidationResult:
     """Judge every collected screen; the same problem on several screens is reported once, naming them."""
     limits = limits or LegibilityPolicy()
-    layer = "L1" if t.mode == "contract" else limits.generic_layer
     if not t.booted:
-        return _result(layer, False, "no screen collected (game did not boot)", [])
+        return _result(False, "no screen collected (game did not boot)", [])
     snaps = [s for s in t.legibility if isinstance(s.get("texts"), list)]
     errors = [f"{s.get('screen')}: {s['error']}" for s in t.legibility if s.get("error")]
     if not snaps:
         if t.mode == "contract":
-            return _result(layer, False, "the display list could not be read", [Finding(message=e) for e in errors]
+            return _result(False, "the display list could not be read", [Finding(message=e) for e in errors]
                            or [Finding(message="no screen was collected")], errors=errors)
-        return _result(layer, True, "not applicable: no Phaser display list to read", [], applicable=False,
+        return _result(True, "not applicable: no Phaser display list to read", [], applicable=False,
                        errors=errors)
     seen: dict[str, tuple[Issue, list[str]]] = {}
     screens: list[dict[str, Any]] = []
@@ -80,7 +80,7 @@ def legible(t: PlayTrace, limits: LegibilityPolicy | None = None) -> ValidationR
     unjudged = sum(s["contrast_unjudged"] for s in screens)
     if not seen:
         shown = sum(s["shown"] for s in screens)
-        return _result(layer, True, f"{shown} text(s) on {len(snaps)} screen(s): none overlap or cut off, all "
+        return _result(True, f"{shown} text(s) on {len(snaps)} screen(s): none overlap or cut off, all "
                        f"≥ {limits.min_font_px:g} px, contrast ≥ {limits.min_contrast:g}:1 "
                        f"({limits.min_contrast_large:g}:1 large)"
                        + (f"; contrast of {unjudged} not judged (background unknown)" if unjudged else ""), [], **ev)
@@ -95,4 +95,4 @@ def legible(t: PlayTrace, limits: LegibilityPolicy | None = None) -> ValidationR
     ev["issues"] = [{**issue.evidence, "screens": where} for issue, where in found[:_MAX_ISSUES]]
     summary = (f"{len(found)} legibility problem(s) on {', '.join(on)}: "
                + ", ".join(f"{n} {_NOUNS[c]}" for c, n in counts.most_common()))
-    return _result(layer, False, summary, findings, **ev)
+    return _result(False, summary, findings, **ev)

@@ -48,7 +48,7 @@ class Resolver:
         #: files that touch Phaser: only there is `this` in a top-level create()/update() taken to be a Scene
         self.phaser_files = {f for f, facts in scan.items() for c in facts.get("chains", [])
                              if c["root"]["t"] == "phaser" or c["root"].get("name") == "Phaser"}
-        self.findings: list[tuple[str, int, int, str]] = []
+        self.findings: list[tuple[str, int, int, str, str | None]] = []
         self.checked = 0
         self._busy: set[Any] = set()
         self._memo: dict[Any, Type] = {}
@@ -212,11 +212,15 @@ class Resolver:
         step = chain["steps"][idx]
         expr = _render(chain, idx)
         hint = self.api.suggest(name, candidates)
+        # the chain ends at this property: a read of a value the engine does not define (undefined, harmless when
+        # the game falls back), not a call of a missing method nor a step through one (those throw)
+        read = idx == len(chain["steps"]) - 1
         msg = f"{file}:{step[2]}:{step[3]}: `{expr}` — {owner} has no member '{name}' in Phaser {self.api.version}"
+        msg += " (a read of an undefined value, not a call)" if read else ""
         msg += f"; did you mean '{hint}'?" if hint else ""
         note = changelog_note(str(self.api.node_modules / "phaser" / "changelog"), phaser_owner.split("|")[0], name)
         msg += f" (Phaser changelog: {note})" if note else ""
-        self.findings.append((file, step[2], step[3], msg))
+        self.findings.append((file, step[2], step[3], msg, "l1.engine_calls.undefined_read" if read else None))
 
 
 def _group(bindings: list[list[Any]]) -> dict[str, list[Any]]:
@@ -264,8 +268,14 @@ def changelog_note(changelog_dir: str, owner: str, name: str) -> str | None:
     return None
 
 
-def check_engine_calls(src_files: dict[str, str], api: PhaserApi, scan: Scan | None = None) -> ValidationResult:
-    """Check every resolvable Phaser reference in ``src_files`` against ``api`` (scan: the scanner's facts, if run)."""
+def check_engine_calls(src_files: dict[str, str], api: PhaserApi, scan: Scan | None = None,
+                       shipped: tuple[str, str] | None = None, unverified: bool = False) -> ValidationResult:
+    """Check every resolvable Phaser reference in ``src_files`` against ``api`` (scan: the scanner's facts, if run).
+
+    ``shipped``: the (version, evidence) of the Phaser the game ships (`engine_version.shipped_phaser`);
+    ``unverified``: that version's type data could not be had, so ``api`` is another version's — every missing
+    member is then tagged ``l1.engine_calls.version_unverified`` (hot policy ``verdicts:`` decides) and a finding
+    says so: never a failure the game's own engine would not have."""
     started = time.monotonic()
     if scan is None:
         scan = scan_sources(src_files, api.node_modules)
@@ -282,16 +292,25 @@ def check_engine_calls(src_files: dict[str, str], api: PhaserApi, scan: Scan | N
             resolver.chain(file, chain, report=True)
     seen: set[tuple[str, int, int]] = set()
     errors = []
-    for file, line, col, msg in sorted(resolver.findings):
+    unverified_rule = "l1.engine_calls.version_unverified" if unverified else None
+    for file, line, col, msg, rule in sorted(resolver.findings, key=lambda f: f[:4]):
         if (file, line, col) not in seen:
             seen.add((file, line, col))
-            errors.append(Finding(message=msg))
+            errors.append(Finding(message=msg, rule=unverified_rule or rule))
+    if unverified and shipped:
+        warnings.insert(0, Finding(severity="warning", rule=unverified_rule,
+                                   message=f"engine version {shipped[0]} unverified: {shipped[1]}, but its type data "
+                                           f"could not be fetched; checked against Phaser {api.version} instead"))
     passed = not errors
-    summary = (f"{resolver.checked} Phaser references checked against Phaser {api.version}: "
+    summary = (f"{resolver.checked} Phaser references checked against Phaser {api.version}"
+               + (f" (the game ships it: {shipped[1]})" if shipped and not unverified else "")
+               + (f" (the game ships {shipped[0]}: unverified)" if shipped and unverified else "") + ": "
                + ("all exist" if passed else f"{len(errors)} do not exist"))
     return ValidationResult(
         id=GATE, layer="L1", passed=passed, summary=summary, findings=errors[:MAX_FINDINGS] + warnings,
-        evidence={"phaser": api.version, "files": len(scan), "checked": resolver.checked, "missing": len(errors),
+        evidence={"phaser": api.version, "shipped": {"version": shipped[0], "evidence": shipped[1],
+                                                     "verified": not unverified} if shipped else None,
+                  "files": len(scan), "checked": resolver.checked, "missing": len(errors),
                   "unparsed": [f for f in scan if scan[f].get("error")], "index": str(api.cache_path or ""),
                   "index_build_ms": api.build_ms, "index_load_ms": api.load_ms},
         duration_ms=int((time.monotonic() - started) * 1000),

@@ -2,7 +2,8 @@
 
 Source: ``node_modules/phaser/types/phaser.json`` — the JSDoc doclet dump Phaser ships next to ``phaser.d.ts``
 (the d.ts is generated from the same doclets). It is plain JSON and already lists inherited and mixed-in members
-on every class, so no TypeScript parser is needed. The index keeps only what the engine-call check needs:
+on every class, so no TypeScript parser is needed. A version that ships only ``phaser.d.ts`` (before 3.60) is read
+from its declarations (`dts.doclets_from_dts`). The index keeps only what the engine-call check needs:
 
 * ``statics``: every static path (``Phaser.Math.Between``, ``Phaser.Scale.FIT``...) → ``"kind:types"`` where kind
   is ``n`` namespace, ``c`` class, ``f`` function (types = return types) or ``v`` value (types = its types), and
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tier2.errors import ToolchainMissing
+from tier2.validators.static.dts import doclets_from_dts
 
 __all__ = ["PhaserApi", "load_phaser_api", "build_index", "INDEX_SCHEMA"]
 
@@ -64,7 +66,8 @@ def build_index(doclets: list[dict[str, Any]], version: str) -> dict[str, Any]:
                 augments[longname] = [_GENERIC.sub("", a) for a in d.get("augments") or []]
                 members = own.setdefault(longname, {})
                 for p in d.get("properties") or [] if kind == "typedef" else []:
-                    members.setdefault(p["name"], ["v", _types(p)])
+                    if p.get("name"):  # (some versions' doclets carry an unnamed property)
+                        members.setdefault(p["name"], ["v", _types(p)])
             if kind == "typedef":
                 continue
         if scope == "instance" and kind in ("function", "member", "constant") and d.get("memberof"):
@@ -185,6 +188,8 @@ def _package_key(node_modules: Path) -> tuple[str, str, Path]:
     """(version, content hash, phaser.json path) without reading the 47 MB doclet file."""
     pkg_dir = node_modules / "phaser"
     doclets = pkg_dir / "types" / "phaser.json"
+    if not doclets.exists() and (pkg_dir / "types" / "phaser.d.ts").exists():  # before 3.60: declarations only
+        doclets = pkg_dir / "types" / "phaser.d.ts"
     try:
         version = json.loads((pkg_dir / "package.json").read_text())["version"]
     except (OSError, ValueError, KeyError) as exc:
@@ -223,7 +228,8 @@ def _load(node_modules: Path, version: str, digest: str, doclets: str) -> Phaser
             continue
         if index.get("schema") == INDEX_SCHEMA and index.get("version") == version:
             return _api(index, node_modules, path, 0, int((time.monotonic() - started) * 1000))
-    index = build_index(json.loads(Path(doclets).read_text(encoding="utf-8")), version)
+    text = Path(doclets).read_text(encoding="utf-8")
+    index = build_index(doclets_from_dts(text) if doclets.endswith(".d.ts") else json.loads(text), version)
     build_ms = int((time.monotonic() - started) * 1000)
     written: Path | None = None
     for d in _cache_dirs(node_modules):
