@@ -250,7 +250,8 @@ class CallRecorder(MiddlewareBase):
                            ) -> AsyncGenerator[Any, None]:
         """Name the answering model on AgentScope's ``ModelCallEndEvent`` (its model name is always the primary) and
         put the call's cost on it (``CALL_COST``, None when unpriced): the one price of the call, which the run's
-        usage and events read (`tier2.runs.loop.usage`)."""
+        usage and events read (`tier2.runs.loop.usage`), and whether its usage is an estimate (``USAGE_ESTIMATED``)."""
+        self._settle(agent)  # the previous answer's tool calls have their results in the context by now
         async for item in next_handler(**input_kwargs):
             if isinstance(item, ModelCallEndEvent):
                 mine = self._mine(agent)
@@ -258,6 +259,8 @@ class CallRecorder(MiddlewareBase):
                 if answered:
                     item.metadata[ANSWERED_BY] = answered
                     item.metadata[CALL_COST] = mine.get("cost")
+                    if mine.get("estimated"):
+                        item.metadata[USAGE_ESTIMATED] = True
             yield item
 
     async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,

@@ -94,13 +94,18 @@ class CompatChatModel(OpenAIChatModel):
         super().__init__(*args, **kwargs)
         self.dropped: list[str] = []
 
+    def _apply_drops(self) -> None:
+        """Leave out what the server refused, on this call's parameters (the budget layer calls a per-call copy of
+        the model with its own parameters; the ``dropped`` list is shared with every copy)."""
+        for name in self.dropped:
+            if name in ("temperature", "top_p", "max_tokens"):
+                setattr(self.parameters, name, None)
+            elif name == "parallel_tool_calls":
+                setattr(self.parameters, name, True)  # True = the field is not sent
+            elif name == "stream_options":
+                self.stream = False  # a server that refuses stream_options: no stream, usage from the full answer
+
     def _drop(self, name: str) -> None:
-        if name in ("temperature", "top_p", "max_tokens"):
-            setattr(self.parameters, name, None)
-        elif name == "parallel_tool_calls":
-            setattr(self.parameters, name, True)  # True = the field is not sent
-        elif name == "stream_options":
-            self.stream = False  # a server that refuses stream_options: no stream, usage from the full answer
         self.dropped.append(name)
         log.warning("model %s: the server refused the parameter %r; dropped for this run and retried", self.model,
                     name)
@@ -129,6 +134,7 @@ class CompatChatModel(OpenAIChatModel):
         start = datetime.now()
         for _ in range(len(_DROPPABLE) + 1):
             choice = None if "tool_choice" in self.dropped else tool_choice
+            self._apply_drops()
             try:
                 result = await super()._call_api(model_name, messages, tools, choice, **kwargs)
             except openai.BadRequestError as exc:
