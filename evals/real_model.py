@@ -103,7 +103,7 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(5)
 
 
-def config_overlay(dest: Path, port: int, n_ctx: int) -> Path:
+def config_overlay(dest: Path, port: int, n_ctx: int, call_s: float | None = None) -> Path:
     """A copy of config/ whose ``local`` route points at the server (its context size, a nominal price, a
     budget), so the repository's policy is not edited."""
     if dest.exists():
@@ -113,6 +113,10 @@ def config_overlay(dest: Path, port: int, n_ctx: int) -> Path:
                                     "api_key_env": "TIER2_LOCAL_API_KEY", "context_size": n_ctx, "max_retries": 1,
                                     "parameters": {"temperature": 0.2, "max_tokens": MAX_TOKENS}}},
                "prices": {MODEL_ALIAS: PRICE}, "budget": BUDGET}
+    if call_s is not None:  # a slow CPU: let one model call (and its first token) take this long (ceiling: 600 s)
+        runtime = yaml.safe_load((dest / "policy" / "runtime.yaml").read_text())
+        overlay["breakers"] = {**runtime["breakers"], "model_call_s": call_s}
+        overlay["timeouts"] = {**runtime["timeouts"], "model_call_s": call_s, "first_token_s": call_s}
     (dest / "policy" / "zz-real-model.yaml").write_text(yaml.safe_dump(overlay, sort_keys=False))
     return dest
 
@@ -237,6 +241,8 @@ def main() -> int:
     ap.add_argument("--briefs", default="", help="comma-separated brief ids (default: all)")
     ap.add_argument("--out", default=str(ROOT / "workspaces" / "real-model"))
     ap.add_argument("--python", default=sys.executable, help="the interpreter that has (or gets) llama-cpp-python")
+    ap.add_argument("--call-s", type=float, help="breakers.model_call_s and the HTTP timeouts for the run (slow CPU)")
+    ap.add_argument("--deadline-s", type=int, help=f"each run's deadline (default {BUDGET['deadline_s']} s)")
     ap.add_argument("--via", choices=["auto", "eval", "generate"], default="auto",
                     help="run the suite with `tier2 eval` (auto: when it exists and no --briefs) or `tier2 generate`")
     args = ap.parse_args()
@@ -253,7 +259,9 @@ def main() -> int:
           file=sys.stderr)
     base = f"http://127.0.0.1:{args.port}/v1"
     log = out / "server.log"
-    config = config_overlay(out / "config", args.port, args.n_ctx)
+    if args.deadline_s:
+        BUDGET["deadline_s"] = args.deadline_s
+    config = config_overlay(out / "config", args.port, args.n_ctx, args.call_s)
     from tier2.settings.loader import load_security
     from tier2.store.embedded import redis_url
 

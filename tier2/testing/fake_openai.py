@@ -58,16 +58,17 @@ def _strict_errors(body: dict[str, Any]) -> list[str]:
     for i, m in enumerate(body.get("messages", [])):
         role = m.get("role", "")
         if role != "user" and isinstance(m.get("content"), list):
-            errors.append(f"body.messages.{i}.typed-dict.content\n  Input should be a valid string "
-                          f"[type=string_type, input_value={json.dumps(m['content'])[:60]}..., input_type=list]")
+            kind = {"system": "System", "assistant": "Assistant", "tool": "Tool"}.get(role, "User")
+            errors.append(f"  {{'type': 'string_type', 'loc': ('body', 'messages', {i}, "
+                          f"'ChatCompletionRequest{kind}Message', 'content'), 'msg': 'Input should be a valid "
+                          f"string', 'input': {m['content']!r}}}")
     return errors
 
 
 def _refusal(body: dict[str, Any], quirks: Quirks) -> Reply | None:
     """The error a misbehaving server answers this request with, or None."""
     if quirks.strict and (errors := _strict_errors(body)):
-        return Reply(status=500, text=f"{len(errors)} validation errors for CreateChatCompletionRequest\n"
-                     + "\n".join(errors))
+        return Reply(status=500, text=f"{len(errors)} validation errors:\n" + "\n".join(errors))
     for name in sorted(quirks.unsupported):
         if name in body:
             return Reply(status=400, text=f"Unsupported parameter: '{name}' is not supported by this server.")
