@@ -198,7 +198,7 @@ class CallRecorder(MiddlewareBase):
         tokens_out = int(getattr(usage, "output_tokens", 0) or 0)
         price = self.prices.get(model)
         cost = price.cost(tokens_in, tokens_out) if price is not None and exc is None else None
-        estimated = bool(meta.get(USAGE_ESTIMATED) or meta.get("estimated"))  # a server sent none / offline policy
+        estimated = bool(meta.get(USAGE_ESTIMATED))  # the server sent no usage
         if exc is None:  # the answer's model and cost, for the ModelCallEndEvent (`on_reasoning`)
             mine = self._mine(agent)
             mine["answered"], mine["cost"], mine["estimated"] = model, cost, estimated
