@@ -161,6 +161,53 @@ def run_brief(brief: dict[str, Any], out: Path, env: dict[str, str], wall_s: flo
     return {"id": brief["id"], "rc": rc, "hung": hung, "wall_s": round(wall, 1), "delivery": delivery}
 
 
+async def probe(base: str) -> dict[str, Any]:
+    """Two calls straight to the server, outside a run: AgentScope's own OpenAI model (content as parts) and the
+    ``local`` route's model as tier2 builds it (`tier2.models.routing.build_model`): the first is refused, the
+    second answers with the server's usage."""
+    from agentscope.credential import OpenAICredential
+    from agentscope.message import SystemMsg, UserMsg
+    from agentscope.model import ChatResponse, OpenAIChatModel
+    from pydantic import SecretStr
+
+    from tier2.models.openai_compat import endpoint_failure
+    from tier2.models.routing import build_model
+    from tier2.settings.policy import ModelRoute
+
+    msgs = [SystemMsg("system", "You write small web games. Use the tools."), UserMsg("user", "Read data/theme.json")]
+    tools = [{"type": "function", "function": {"name": "Read", "description": "Read a file of the project",
+                                               "parameters": {"type": "object", "required": ["file_path"],
+                                                              "properties": {"file_path": {"type": "string"}}}}}]
+    out: dict[str, Any] = {}
+    stock = OpenAIChatModel(credential=OpenAICredential(name="stock", api_key=SecretStr(API_KEY), base_url=base),
+                            model=MODEL_ALIAS, stream=False, max_retries=0, client_kwargs={"max_retries": 0})
+    t0 = time.monotonic()
+    try:
+        await stock(msgs, tools=tools)
+        out["stock"] = {"refused": False}
+    except Exception as exc:  # noqa: BLE001 - what the stock model gets is the measurement
+        out["stock"] = {"refused": True, "reason": endpoint_failure(exc), "s": round(time.monotonic() - t0, 1)}
+    for stream in (True, False):  # llama-cpp-python 0.3.36 sends no usage on a stream (stream_options ignored)
+        route = ModelRoute(kind="openai", model=MODEL_ALIAS, base_url=base, max_retries=0, stream=stream,
+                           parameters={"max_tokens": 64})
+        os.environ.setdefault("TIER2_LOCAL_API_KEY", API_KEY)
+        model = build_model("local", route, timeout_s=600.0, first_token_s=600.0)
+        t0 = time.monotonic()
+        result = await model(msgs, tools=tools)
+        last = result if isinstance(result, ChatResponse) else None
+        if not isinstance(result, ChatResponse):
+            async for chunk in result:
+                last = chunk
+        assert last is not None
+        usage = last.usage
+        out["tier2_stream" if stream else "tier2_plain"] = {
+            "s": round(time.monotonic() - t0, 1), "input_tokens": getattr(usage, "input_tokens", None),
+            "output_tokens": getattr(usage, "output_tokens", None),
+            "estimated": bool((last.metadata or {}).get("tier2.usage_estimated")),
+            "answer": [getattr(b, "type", "?") for b in last.content]}
+    return out
+
+
 def eval_available(env: dict[str, str]) -> bool:
     """``tier2 eval`` exists in this checkout (then the suite runs through it)."""
     probe = subprocess.run([sys.executable, "-m", "tier2", "eval", "--help"], env=env, capture_output=True)
@@ -243,6 +290,8 @@ def main() -> int:
     ap.add_argument("--python", default=sys.executable, help="the interpreter that has (or gets) llama-cpp-python")
     ap.add_argument("--call-s", type=float, help="breakers.model_call_s and the HTTP timeouts for the run (slow CPU)")
     ap.add_argument("--deadline-s", type=int, help=f"each run's deadline (default {BUDGET['deadline_s']} s)")
+    ap.add_argument("--probe", action="store_true", help="first, two direct calls: AgentScope's stock model and "
+                    "tier2's (the list-content refusal, the server's usage)")
     ap.add_argument("--via", choices=["auto", "eval", "generate"], default="auto",
                     help="run the suite with `tier2 eval` (auto: when it exists and no --briefs) or `tier2 generate`")
     args = ap.parse_args()
@@ -271,6 +320,10 @@ def main() -> int:
     try:
         ready = wait_ready(base, proc)
         print(f"server ready in {ready:.1f} s (pid {proc.pid})", file=sys.stderr)
+        probed = asyncio.run(probe(base)) if args.probe else None
+        if probed is not None:
+            print(f"probe: {json.dumps(probed)}", file=sys.stderr, flush=True)
+            (out / "probe.json").write_text(json.dumps(probed, indent=2))
         with redis_url(None, out / ".redis", security.redis.executables, False, security.redis.start_timeout_s) as url:
             env = {**os.environ, "TIER2_CONFIG_DIR": str(config), "REDIS_URL": url, "TIER2_LOCAL_API_KEY": API_KEY,
                    "PYTHONPATH": str(ROOT)}  # this checkout's tier2, whatever the venv's editable install points at

@@ -18,6 +18,7 @@ answer); the whole error stays in the trajectory and the log.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -32,8 +33,8 @@ from agentscope.model import ChatResponse, ChatUsage, OpenAIChatModel
 from tier2.errors import RunLimitReached
 from tier2.telemetry import DROPPED_PARAMS, USAGE_ESTIMATED
 
-__all__ = ["CompatChatModel", "DROPPED_PARAMS", "PlainTextFormatter", "USAGE_ESTIMATED", "endpoint_failure",
-           "estimate_output_tokens"]
+__all__ = ["CompatChatModel", "DROPPED_PARAMS", "FirstTokenTimeout", "PlainTextFormatter", "USAGE_ESTIMATED",
+           "endpoint_failure", "estimate_output_tokens"]
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,10 @@ class CompatChatModel(OpenAIChatModel):
     """`OpenAIChatModel` with the repairs above; built by `tier2.models.routing.build_model` for ``openai``
     routes."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, first_token_s: float | None = None, **kwargs: Any) -> None:
+        #: a streamed answer's first token must come within this many seconds: an HTTP read timeout alone does
+        #: not bound it, since servers keep an SSE stream alive with comment pings (llama.cpp's every 15 s)
+        self.first_token_s = first_token_s
         kwargs.setdefault("formatter", PlainTextFormatter())
         client = dict(kwargs.get("client_kwargs") or {})
         client.setdefault("max_retries", 0)  # the route's retries, counted and recorded by AgentScope: no hidden ones
@@ -164,8 +168,26 @@ class CompatChatModel(OpenAIChatModel):
 
     async def _finish_stream(self, stream: AsyncGenerator[ChatResponse, None], counted: int, start: datetime,
                              ) -> AsyncGenerator[ChatResponse, None]:
-        async for chunk in stream:
+        chunks = stream.__aiter__()
+        first = self.first_token_s
+        while True:
+            try:
+                chunk = await (asyncio.wait_for(chunks.__anext__(), first) if first else chunks.__anext__())
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise FirstTokenTimeout(str(getattr(self.credential, "base_url", None) or "the model server"),
+                                        float(first or 0)) from None
+            first = None
             yield self._finish(chunk, counted, start) if chunk.is_last else chunk
+
+
+class FirstTokenTimeout(Exception):
+    """A streamed answer sent no token within ``timeouts.first_token_s`` (pings do not count)."""
+
+    def __init__(self, endpoint: str, seconds: float) -> None:
+        super().__init__(f"{endpoint} sent no token within {seconds:g} s")
+        self.endpoint, self.seconds = endpoint, seconds
 
 
 def _first_line(text: str, limit: int = 160) -> str:
@@ -179,6 +201,9 @@ def endpoint_failure(exc: BaseException) -> str | None:
     (…)``. The whole answer is for the trajectory and the log, never the reason."""
     import openai
 
+    if isinstance(exc, FirstTokenTimeout):
+        return f"model endpoint timed out: {exc.endpoint} sent no token within {exc.seconds:g} s " \
+               "(timeouts.first_token_s)"
     if isinstance(exc, openai.APITimeoutError):
         return f"model endpoint timed out: {_endpoint(exc)} sent no answer in time (timeouts.first_token_s / " \
                "timeouts.model_call_s)"

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import httpx
+import openai
 from agentscope.credential import OpenAICredential
 from agentscope.model import ChatModelBase, OpenAIChatModel
 from pydantic import SecretStr
@@ -75,12 +75,13 @@ def build_model(route_name: str, route: ModelRoute, timeout_s: float = 120.0,
     except Exception as exc:
         raise ModelRouteError(f"model route {route_name!r}: bad parameters: {exc}") from exc
     credential = OpenAICredential(name=route_name, api_key=SecretStr(key or "not-needed"), base_url=route.base_url)
-    timeout: float | httpx.Timeout = timeout_s
+    timeout: float | openai.Timeout = timeout_s
     if route.stream and first_token_s is not None and first_token_s < timeout_s:
-        timeout = httpx.Timeout(timeout_s, read=first_token_s)
+        timeout = openai.Timeout(timeout_s, read=first_token_s)
     return CompatChatModel(
         credential=credential, model=route.model, parameters=params, stream=route.stream,
         max_retries=route.max_retries, context_size=route.context_size, client_kwargs={"timeout": timeout},
+        first_token_s=first_token_s if route.stream else None,
     )
 
 

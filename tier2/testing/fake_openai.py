@@ -9,8 +9,8 @@ server (llama-cpp-python 0.3.36, ``evals/real-model.md``): ``strict`` refuses co
 outside user messages with a 500 and a multi-line validation dump, as that server does; ``unsupported`` answers a
 request that carries one of these parameters with a 400 naming it; ``context_window`` answers a request longer
 than that many tokens (characters / 4) with llama.cpp's context-length 400; ``usage=False`` sends no ``usage``;
-``first_token_delay_s`` waits before the first byte. A `Reply` may carry ``raw_tool_calls`` (arguments sent
-verbatim: broken JSON) and name tools that do not exist.
+``first_token_delay_s`` waits before the first byte, ``ping_s`` sends only SSE pings that long. A `Reply` may
+carry ``raw_tool_calls`` (arguments sent verbatim: broken JSON) and name tools that do not exist.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ class Quirks:
     context_window: int | None = None
     usage: bool = True
     first_token_delay_s: float = 0.0
+    #: a stream's headers at once, then only SSE comment pings (every 0.1 s) for this long before the first chunk
+    ping_s: float = 0.0
 
 
 def _strict_errors(body: dict[str, Any]) -> list[str]:
@@ -174,6 +176,11 @@ class FakeOpenAIServer:
                 self.send_header("Cache-Control", "no-cache")
                 self.end_headers()
                 try:
+                    until = time.monotonic() + outer.quirks.ping_s
+                    while time.monotonic() < until:  # a server thinking: the stream kept alive, no token yet
+                        self.wfile.write(b": ping\n\n")
+                        self.wfile.flush()
+                        time.sleep(0.1)
                     for c in chunks:
                         self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
                         self.wfile.flush()

@@ -12,7 +12,7 @@ from agentscope.message import SystemMsg, TextBlock, ToolCallBlock, UserMsg
 from agentscope.model import ChatResponse
 
 from tier2.errors import RunLimitReached
-from tier2.models.openai_compat import PlainTextFormatter, endpoint_failure
+from tier2.models.openai_compat import FirstTokenTimeout, PlainTextFormatter, endpoint_failure
 from tier2.models.routing import build_model
 from tier2.settings.loader import ModelRoute
 from tier2.telemetry import DROPPED_PARAMS, USAGE_ESTIMATED
@@ -114,6 +114,18 @@ async def test_a_slow_first_token_times_out_with_a_reason() -> None:
     assert len(srv.requests) == 1  # no hidden client retry
     reason = endpoint_failure(err.value)
     assert reason is not None and reason.startswith(f"model endpoint timed out: {srv.base_url}")
+
+
+async def test_a_stream_kept_alive_by_pings_still_times_out_at_the_first_token() -> None:
+    """llama.cpp's server sends the stream's headers at once and SSE pings while it reads the prompt: an HTTP read
+    timeout never fires; the first-token bound does."""
+    with FakeOpenAIServer(lambda body: Reply(text="late"), quirks=Quirks(ping_s=3.0)) as srv:
+        with pytest.raises(FirstTokenTimeout) as err:
+            await _answer(_model(srv, first=0.8))
+        on_time = await _answer(_model(srv, first=10.0))  # a patient bound: the answer after the pings
+    assert endpoint_failure(err.value) == f"model endpoint timed out: {srv.base_url} sent no token within 0.8 s " \
+                                         "(timeouts.first_token_s)"
+    assert on_time.content[0].text == "late"
 
 
 def test_endpoint_failure_knows_only_endpoint_errors() -> None:
