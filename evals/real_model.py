@@ -40,6 +40,9 @@ API_KEY = "sk-tier2-local"
 #: a nominal price (USD per million tokens) for the local model, so that cost = server tokens x price is checked
 PRICE = {"input_per_mtok": 0.1, "output_per_mtok": 0.4}
 BUDGET = {"usd": 1.0, "deadline_s": 300}
+#: llama-cpp-python 0.3.36 sends no usage on a stream (it ignores stream_options): tier2 then estimates and marks
+#: it; a plain (non-streamed) call carries the server's own token counts. --stream measures the other way.
+STREAM = False
 #: a tiny model left alone streams until its context is full: bound each answer (a Write of a data file fits)
 MAX_TOKENS = 1024
 #: the chat format: the GGUF's own Jinja template (Gemma 3) does not render `tools`; chatml-function-calling does
@@ -111,6 +114,7 @@ def config_overlay(dest: Path, port: int, n_ctx: int, call_s: float | None = Non
     shutil.copytree(ROOT / "config", dest)
     overlay = {"models": {"local": {"kind": "openai", "model": MODEL_ALIAS, "base_url": f"http://127.0.0.1:{port}/v1",
                                     "api_key_env": "TIER2_LOCAL_API_KEY", "context_size": n_ctx, "max_retries": 1,
+                                    "stream": STREAM,
                                     "parameters": {"temperature": 0.2, "max_tokens": MAX_TOKENS}}},
                "prices": {MODEL_ALIAS: PRICE}, "budget": BUDGET}
     if call_s is not None:  # a slow CPU: let one model call (and its first token) take this long (ceiling: 600 s)
@@ -290,6 +294,7 @@ def main() -> int:
     ap.add_argument("--python", default=sys.executable, help="the interpreter that has (or gets) llama-cpp-python")
     ap.add_argument("--call-s", type=float, help="breakers.model_call_s and the HTTP timeouts for the run (slow CPU)")
     ap.add_argument("--deadline-s", type=int, help=f"each run's deadline (default {BUDGET['deadline_s']} s)")
+    ap.add_argument("--stream", action="store_true", help="stream the local route (usage then estimated: see STREAM)")
     ap.add_argument("--probe", action="store_true", help="first, two direct calls: AgentScope's stock model and "
                     "tier2's (the list-content refusal, the server's usage)")
     ap.add_argument("--via", choices=["auto", "eval", "generate"], default="auto",
@@ -308,6 +313,8 @@ def main() -> int:
           file=sys.stderr)
     base = f"http://127.0.0.1:{args.port}/v1"
     log = out / "server.log"
+    global STREAM
+    STREAM = bool(args.stream)
     if args.deadline_s:
         BUDGET["deadline_s"] = args.deadline_s
     config = config_overlay(out / "config", args.port, args.n_ctx, args.call_s)
