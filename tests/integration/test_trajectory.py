@@ -132,3 +132,25 @@ async def test_a_longer_fallback_chain_is_followed_in_order(store: TrajectorySto
     assert len(answered) == 3
     assert all(c.model == "backup-model" and c.fallback == 2 for c in answered)
     assert answered[0].cost_usd == PRICES["backup-model"].cost(answered[0].input_tokens, answered[0].output_tokens)
+
+
+def _malformed(messages: list[Msg]) -> list[TextBlock | ToolCallBlock]:
+    done = tool_results(messages)
+    if done == 0:
+        return [ToolCallBlock(id="call-bad-json", name="Read", input="not json at all ]]")]
+    if done == 1:
+        return [ToolCallBlock(id="call-unknown", name="ReadEverything", input="{}")]
+    return [TextBlock(text="done")]
+
+
+async def test_tool_calls_agentscope_answers_itself_are_recorded_too(store: TrajectoryStore, tmp_path: Path) -> None:
+    """Arguments that are not JSON and a tool that does not exist never reach ``on_acting``: recorded all the same,
+    as errors with the answer the model got, at their step."""
+    recorder = CallRecorder("run-bad", "writer", PRICES, store, ["primary-model"])
+    await _run(tmp_path, recorder, ScriptedChatModel(_malformed, model="primary-model"))
+    calls = await store.read("run-bad")
+    assert [c.kind for c in calls] == ["model", "tool", "model", "tool", "model"]
+    tools = [c for c in calls if isinstance(c, ToolCallRecord)]
+    assert [(t.tool, t.state, t.step) for t in tools] == [("Read", "error", 1), ("ReadEverything", "error", 2)]
+    assert "JSON" in tools[0].error and "ReadEverything" in tools[1].error
+    assert tools[0].args_sha256 == hashlib.sha256(b"not json at all ]]").hexdigest()[:16]

@@ -82,7 +82,8 @@ async def test_model_outage_ends_the_run_failed_with_a_reason(runtime, config_di
     monkeypatch.setenv("TIER2_TEST_FAKE_KEY", "sk-test")
     _config_route(config_dir, "down", "http://127.0.0.1:9/v1")  # discard port: nothing listens
     out = await execute_run(runtime, RunRequest(brief=POTION, out_dir=tmp_path / "g", model="down"))
-    assert out.status == "failed" and "Error" in out.stop_reason
+    assert out.status == "failed"
+    assert out.stop_reason == "model endpoint unreachable: http://127.0.0.1:9/v1 (ConnectError)"
     record = json.loads(Path(out.delivery_path).read_text())
     assert record["status"] == "failed" and record["stop_reason"] == out.stop_reason
     assert (await _events(runtime, out.run_id))[-1].type == "run_finished"

@@ -8,6 +8,10 @@ chain once per attempt, a failed primary call and the fallback call that answere
 Per-run state (the call counter, the last answering model) lives in ``AgentState.middle_context``, so a resumed
 attempt restored from a checkpoint derives the same call ids and overwrites instead of duplicating.
 
+Tool calls AgentScope answers itself — arguments that are not JSON or fail the tool's schema, an unknown tool —
+never reach ``on_acting``; their error results are read from the context before the next model call (and at the
+end of the reply) and recorded as well, so the trajectory shows every call the model made.
+
 Records are written in the background, batched (a Redis round trip can cost as much as a cheap ReAct step): at
 most every ``flush_s`` seconds while a reply runs, and completely at the end of every reply, so a finished turn's
 trajectory is complete before the run moves on.
@@ -23,7 +27,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, TypedDict
 
 from agentscope.event import ModelCallEndEvent
-from agentscope.message import TextBlock
+from agentscope.message import TextBlock, ToolCallBlock
 from agentscope.middleware import MiddlewareBase
 from agentscope.model import ChatResponse
 from agentscope.state import AgentState
@@ -34,7 +38,7 @@ from tier2.middleware._kwargs import ActingNext, ModelNext, ModelResult, StreamN
 from tier2.settings.loader import Price, SecretsConfig
 from tier2.settings.secrets import Redactor
 from tier2.store.trajectory import ModelCallRecord, ToolCallRecord, TrajectoryStore
-from tier2.telemetry import ANSWERED_BY, CALL_COST, FALLBACK_INDEX, A, recording_span
+from tier2.telemetry import ANSWERED_BY, CALL_COST, DROPPED_PARAMS, FALLBACK_INDEX, USAGE_ESTIMATED, A, recording_span
 
 __all__ = ["CallRecorder", "RecorderState", "answered_by", "default_redactor", "recorder_state", "summarize_args"]
 
@@ -49,6 +53,10 @@ class RecorderState(TypedDict, total=False):
     seq: int
     answered: str
     cost: float | None
+    estimated: bool
+    #: tool calls of the last answer (``[id, name, input]``) and the ids of those that reached ``on_acting``
+    pending: list[list[str]]
+    acted: list[str]
 
 
 def recorder_state(state: AgentState) -> RecorderState:
@@ -129,7 +137,39 @@ class CallRecorder(MiddlewareBase):
             async for item in next_handler(**input_kwargs):
                 yield item
         finally:
+            self._settle(agent)
             await self.flush()
+
+    def _settle(self, agent: Any) -> None:
+        """Record the last answer's tool calls that never reached ``on_acting`` (AgentScope answered them with an
+        error: bad JSON, schema, unknown tool), from their results in the context."""
+        mine = self._mine(agent)
+        pending = [p for p in mine.get("pending") or [] if p[0] not in set(mine.get("acted") or [])]
+        mine["pending"], mine["acted"] = [], []
+        if not pending:
+            return
+        wanted = {p[0] for p in pending}
+        results: dict[str, Any] = {}
+        for msg in reversed(agent.state.context):
+            for block in msg.content if isinstance(msg.content, list) else []:
+                if getattr(block, "type", None) == "tool_result" and block.id in wanted:
+                    results.setdefault(block.id, block)
+            if len(results) == len(wanted):
+                break
+        for call_id, name, raw in pending:
+            block = results.get(call_id)
+            if block is None:  # no result: the call never ran (parked or dropped)
+                continue
+            output = block.output if isinstance(block.output, str) else "".join(
+                b.text for b in block.output if isinstance(b, TextBlock))
+            self._write(ToolCallRecord(
+                call_id=f"t:{self.agent_name}:{call_id}", agent=self.agent_name, tool=name,
+                state=str(getattr(block.state, "value", block.state)),
+                error=self.redactor.summary(output.strip(), 300), started_at=time.time(), duration_ms=0.0,
+                reply_id=agent.state.reply_id, iteration=agent.state.cur_iter,
+                args_summary=summarize_args(raw, self.redactor),
+                args_sha256=hashlib.sha256(raw.encode()).hexdigest()[:16],
+                result_sha256=hashlib.sha256(output.encode()).hexdigest()[:16], result_chars=len(output)))
 
     @staticmethod
     def _mine(agent: Any) -> RecorderState:
@@ -158,9 +198,14 @@ class CallRecorder(MiddlewareBase):
         tokens_out = int(getattr(usage, "output_tokens", 0) or 0)
         price = self.prices.get(model)
         cost = price.cost(tokens_in, tokens_out) if price is not None and exc is None else None
+        estimated = bool(meta.get(USAGE_ESTIMATED))  # the server sent no usage
         if exc is None:  # the answer's model and cost, for the ModelCallEndEvent (`on_reasoning`)
             mine = self._mine(agent)
-            mine["answered"], mine["cost"] = model, cost
+            mine["answered"], mine["cost"], mine["estimated"] = model, cost, estimated
+            calls = [b for b in getattr(response, "content", None) or [] if isinstance(b, ToolCallBlock)]
+            mine["pending"] = [[b.id, b.name, b.input if isinstance(b.input, str) else json.dumps(b.input)]
+                               for b in calls]
+            mine["acted"] = []
         if span is not None:
             span.set_attributes({A.CALL_ID: call_id, A.AGENT: self.agent_name, A.RESPONSE_MODEL: model,
                                  A.INPUT_TOKENS: tokens_in, A.OUTPUT_TOKENS: tokens_out, A.PRICED: cost is not None,
@@ -170,7 +215,8 @@ class CallRecorder(MiddlewareBase):
             error="" if exc is None else f"{type(exc).__name__}: {str(exc)[:300]}", started_at=started,
             duration_ms=round((time.perf_counter() - t0) * 1000, 3), reply_id=agent.state.reply_id,
             iteration=agent.state.cur_iter, input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost,
-            fallback=self._fallback_index(str(getattr(current, "model", "")), response)))
+            fallback=self._fallback_index(str(getattr(current, "model", "")), response),
+            usage_estimated=estimated, dropped_params=[str(p) for p in meta.get(DROPPED_PARAMS) or []]))
 
     async def on_model_call(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ModelNext) -> ModelResult:
         call_id = self._model_call_id(agent)
@@ -204,7 +250,8 @@ class CallRecorder(MiddlewareBase):
                            ) -> AsyncGenerator[Any, None]:
         """Name the answering model on AgentScope's ``ModelCallEndEvent`` (its model name is always the primary) and
         put the call's cost on it (``CALL_COST``, None when unpriced): the one price of the call, which the run's
-        usage and events read (`tier2.runs.loop.usage`)."""
+        usage and events read (`tier2.runs.loop.usage`), and whether its usage is an estimate (``USAGE_ESTIMATED``)."""
+        self._settle(agent)  # the previous answer's tool calls have their results in the context by now
         async for item in next_handler(**input_kwargs):
             if isinstance(item, ModelCallEndEvent):
                 mine = self._mine(agent)
@@ -212,11 +259,15 @@ class CallRecorder(MiddlewareBase):
                 if answered:
                     item.metadata[ANSWERED_BY] = answered
                     item.metadata[CALL_COST] = mine.get("cost")
+                    if mine.get("estimated"):
+                        item.metadata[USAGE_ESTIMATED] = True
             yield item
 
     async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
                         ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
         call = acting_kwargs(input_kwargs).get("tool_call")
+        if call is not None:
+            self._mine(agent).setdefault("acted", []).append(call.id)
         started, t0 = time.time(), time.perf_counter()
         last: Any = None
         error: BaseException | None = None

@@ -61,6 +61,9 @@ class TimeoutPolicy(BaseModel):
     gate_s: float = 10.0
     boot_s: float = 15.0
     model_call_s: float = 120.0
+    #: a streamed ``openai`` route's wait for its first token (SSE pings do not count) and between two chunks (HTTP
+    #: read timeout); at most model_call_s: a server that accepts the request and then says nothing fails early
+    first_token_s: float = Field(default=60.0, gt=0)
 
 
 class DurabilityPolicy(BaseModel):

@@ -45,6 +45,8 @@ class ModelCallRecord(_Call):
     output_tokens: int = 0
     cost_usd: float | None = None  # None: the model has no price in the table
     fallback: int = 0  # 0 = the route's primary model; n = the n-th fallback answered (or failed)
+    usage_estimated: bool = False  # the server reported no usage: the tokens are characters / 4
+    dropped_params: list[str] = []  # request parameters the server refused, dropped for the run (then retried)
 
 
 class ToolCallRecord(_Call):

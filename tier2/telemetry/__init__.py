@@ -4,7 +4,9 @@ from tier2.telemetry.setup import ExportConfig, export_config, setup_tracing, sh
 from tier2.telemetry.spans import (
     ANSWERED_BY,
     CALL_COST,
+    DROPPED_PARAMS,
     FALLBACK_INDEX,
+    USAGE_ESTIMATED,
     A,
     RunTrace,
     annotate_validation,
@@ -15,6 +17,6 @@ from tier2.telemetry.spans import (
     tracing_enabled,
 )
 
-__all__ = ["A", "ANSWERED_BY", "CALL_COST", "FALLBACK_INDEX",
+__all__ = ["A", "ANSWERED_BY", "CALL_COST", "DROPPED_PARAMS", "FALLBACK_INDEX", "USAGE_ESTIMATED",
            "ExportConfig", "RunTrace", "annotate_validation", "export_config",
            "recording_span", "setup_tracing", "shutdown_tracing", "span", "traced", "tracer", "tracing_enabled"]

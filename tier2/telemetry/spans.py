@@ -15,7 +15,7 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Link, Span, Status, StatusCode
 
-__all__ = ["A", "ANSWERED_BY", "CALL_COST", "FALLBACK_INDEX",
+__all__ = ["A", "ANSWERED_BY", "CALL_COST", "DROPPED_PARAMS", "FALLBACK_INDEX", "USAGE_ESTIMATED",
            "RunTrace", "tracing_enabled", "tracer", "span", "recording_span",
            "traced", "annotate_validation"]
 
@@ -27,6 +27,10 @@ ANSWERED_BY = "tier2.model"
 FALLBACK_INDEX = "tier2.fallback"
 #: a model call's cost in USD (None: unpriced), priced once by the call recorder and read by everyone after it
 CALL_COST = "tier2.cost_usd"
+#: on a final `ChatResponse` and the ``ModelCallEndEvent`` (`tier2.models.openai_compat`): the server sent no
+#: ``usage``, the tokens are an estimate; the request parameters the server refused (dropped for the run)
+USAGE_ESTIMATED = "tier2.usage_estimated"
+DROPPED_PARAMS = "tier2.dropped_params"
 
 
 class A:

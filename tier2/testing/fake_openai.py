@@ -3,6 +3,14 @@ responder, answers ``POST /v1/images/generations`` with ``b64_json`` images).
 
 Tool-call arguments are streamed in many small deltas (as real providers do), so a client that executed a tool
 before its arguments were complete would fail visibly. Listens on 127.0.0.1 only.
+
+Real servers misbehave in ways a vendor API does not; `Quirks` reproduces each one measured against llama.cpp's
+server (llama-cpp-python 0.3.36, ``evals/real-model.md``): ``strict`` refuses content given as a list of parts
+outside user messages with a 500 and a multi-line validation dump, as that server does; ``unsupported`` answers a
+request that carries one of these parameters with a 400 naming it; ``context_window`` answers a request longer
+than that many tokens (characters / 4) with llama.cpp's context-length 400; ``usage=False`` sends no ``usage``;
+``first_token_delay_s`` waits before the first byte, ``ping_s`` sends only SSE pings that long. A `Reply` may
+carry ``raw_tool_calls`` (arguments sent verbatim: broken JSON) and name tools that do not exist.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Reply", "FakeOpenAIServer"]
+__all__ = ["Reply", "FakeOpenAIServer", "Quirks"]
 
 
 @dataclass
@@ -29,6 +37,49 @@ class Reply:
     usage: tuple[int, int] | None = None
     #: an HTTP error instead (e.g. 500: a provider outage); sent with ``retry-after-ms: 1`` so client retries are quick
     status: int = 200
+    #: tool calls ``(name, arguments string)`` sent verbatim after ``tool_calls`` (e.g. broken JSON)
+    raw_tool_calls: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Quirks:
+    """How the server misbehaves (the defaults: a well-behaved vendor API)."""
+
+    strict: bool = False
+    unsupported: frozenset[str] = frozenset()
+    context_window: int | None = None
+    usage: bool = True
+    first_token_delay_s: float = 0.0
+    #: a stream's headers at once, then only SSE comment pings (every 0.1 s) for this long before the first chunk
+    ping_s: float = 0.0
+
+
+def _strict_errors(body: dict[str, Any]) -> list[str]:
+    """llama.cpp's request validation: message content must be a string except in user messages."""
+    errors = []
+    for i, m in enumerate(body.get("messages", [])):
+        role = m.get("role", "")
+        if role != "user" and isinstance(m.get("content"), list):
+            kind = {"system": "System", "assistant": "Assistant", "tool": "Tool"}.get(role, "User")
+            errors.append(f"  {{'type': 'string_type', 'loc': ('body', 'messages', {i}, "
+                          f"'ChatCompletionRequest{kind}Message', 'content'), 'msg': 'Input should be a valid "
+                          f"string', 'input': {m['content']!r}}}")
+    return errors
+
+
+def _refusal(body: dict[str, Any], quirks: Quirks) -> Reply | None:
+    """The error a misbehaving server answers this request with, or None."""
+    if quirks.strict and (errors := _strict_errors(body)):
+        return Reply(status=500, text=f"{len(errors)} validation errors:\n" + "\n".join(errors))
+    for name in sorted(quirks.unsupported):
+        if name in body:
+            return Reply(status=400, text=f"Unsupported parameter: '{name}' is not supported by this server.")
+    if quirks.context_window is not None:
+        tokens = len(json.dumps(body.get("messages", []))) // 4
+        if tokens > quirks.context_window:
+            return Reply(status=400, text=f"Requested tokens ({tokens}) exceed context window of "
+                                          f"{quirks.context_window}")
+    return None
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -36,11 +87,18 @@ Responder = Callable[[dict[str, Any]], Reply]
 ImageResponder = Callable[[dict[str, Any]], "bytes | Reply"]
 
 
+def _raw_calls(reply: Reply) -> list[tuple[str, str]]:
+    return [(n, json.dumps(a)) for n, a in reply.tool_calls] + list(reply.raw_tool_calls)
+
+
 class FakeOpenAIServer:
     """``with FakeOpenAIServer(responder) as srv: srv.base_url`` — responder maps a request body to a `Reply`."""
 
-    def __init__(self, responder: Responder, delta_chars: int = 7, images: ImageResponder | None = None) -> None:
+    def __init__(self, responder: Responder, delta_chars: int = 7, images: ImageResponder | None = None,
+                 quirks: Quirks | None = None) -> None:
         self.responder = responder
+        self.quirks = quirks or Quirks()
+        self.refused: list[Reply] = []  # the errors the quirks answered with, in order
         self.images = images
         self.image_requests: list[dict[str, Any]] = []
         self.delta_chars = delta_chars
@@ -64,21 +122,25 @@ class FakeOpenAIServer:
         out = [chunk({"role": "assistant", "content": ""})]
         for i in range(0, len(reply.text), self.delta_chars):
             out.append(chunk({"content": reply.text[i:i + self.delta_chars]}))
-        for idx, (name, args) in enumerate(reply.tool_calls):
+        for idx, (name, raw) in enumerate(_raw_calls(reply)):
             call_id = f"call_{len(self.requests)}_{idx}"
             out.append(chunk({"tool_calls": [{"index": idx, "id": call_id, "type": "function",
                                               "function": {"name": name, "arguments": ""}}]}))
-            raw = json.dumps(args)
             for i in range(0, len(raw), self.delta_chars):
                 part = raw[i:i + self.delta_chars]
                 out.append(chunk({"tool_calls": [{"index": idx, "function": {"arguments": part}}]}))
-        out.append(chunk({}, "tool_calls" if reply.tool_calls else "stop"))
-        prompt = sum(len(json.dumps(m)) for m in self.requests[-1].get("messages", [])) // 4
-        completion = (len(reply.text) + sum(len(json.dumps(a)) for _, a in reply.tool_calls)) // 4
-        prompt, completion = reply.usage or (prompt, completion)
+        out.append(chunk({}, "tool_calls" if _raw_calls(reply) else "stop"))
+        if not self.quirks.usage:
+            return out
+        prompt, completion = self._usage(reply)
         out.append({**base, "choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                                                      "total_tokens": prompt + completion}})
         return out
+
+    def _usage(self, reply: Reply) -> tuple[int, int]:
+        prompt = sum(len(json.dumps(m)) for m in self.requests[-1].get("messages", [])) // 4
+        completion = (len(reply.text) + sum(len(a) for _, a in _raw_calls(reply))) // 4
+        return reply.usage or (prompt, completion)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         outer = self
@@ -96,7 +158,12 @@ class FakeOpenAIServer:
                     return
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 outer.requests.append(body)
-                reply = outer.responder(body)
+                if outer.quirks.first_token_delay_s:
+                    time.sleep(outer.quirks.first_token_delay_s)
+                refusal = _refusal(body, outer.quirks)
+                if refusal is not None:
+                    outer.refused.append(refusal)
+                reply = refusal or outer.responder(body)
                 if reply.status != 200:
                     self._error(reply)
                     return
@@ -109,6 +176,11 @@ class FakeOpenAIServer:
                 self.send_header("Cache-Control", "no-cache")
                 self.end_headers()
                 try:
+                    until = time.monotonic() + outer.quirks.ping_s
+                    while time.monotonic() < until:  # a server thinking: the stream kept alive, no token yet
+                        self.wfile.write(b": ping\n\n")
+                        self.wfile.flush()
+                        time.sleep(0.1)
                     for c in chunks:
                         self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
                         self.wfile.flush()
@@ -144,16 +216,19 @@ class FakeOpenAIServer:
 
             def _plain(self, reply: Reply, body: dict[str, Any]) -> None:
                 msg: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-                if reply.tool_calls:
+                calls = _raw_calls(reply)
+                if calls:
                     msg["tool_calls"] = [{"id": f"call_{i}", "type": "function",
-                                          "function": {"name": n, "arguments": json.dumps(a)}}
-                                         for i, (n, a) in enumerate(reply.tool_calls)]
-                data = json.dumps({"id": "chatcmpl", "object": "chat.completion", "created": 0,
-                                   "model": body.get("model"), "choices": [{"index": 0, "message": msg,
-                                   "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-                                   "usage": {"prompt_tokens": (reply.usage or (1, 1))[0],
-                                             "completion_tokens": (reply.usage or (1, 1))[1],
-                                             "total_tokens": sum(reply.usage or (1, 1))}}).encode()
+                                          "function": {"name": n, "arguments": a}}
+                                         for i, (n, a) in enumerate(calls)]
+                answer: dict[str, Any] = {"id": "chatcmpl", "object": "chat.completion", "created": 0,
+                                          "model": body.get("model"), "choices": [{"index": 0, "message": msg,
+                                          "finish_reason": "tool_calls" if calls else "stop"}]}
+                if outer.quirks.usage:
+                    prompt, completion = reply.usage or (1, 1)
+                    answer["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                                       "total_tokens": prompt + completion}
+                data = json.dumps(answer).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -34,6 +34,7 @@ from tier2.events import (
     WriterTasks,
 )
 from tier2.events import Phase as PhaseName
+from tier2.models.openai_compat import endpoint_failure
 from tier2.models.routing import agent_models
 from tier2.runs.loop.addons.companions import RunCompanions
 from tier2.runs.loop.addons.docs_hints import docs_hints
@@ -408,7 +409,8 @@ class RunSession:
         if guard is not None:  # the ledger's view (cap, spent, reserved, calls): usage.budget
             self.mapper.usage.budget = await guard.report()
         await asyncio.shield(self.phase("deliver", status))
-        usage = {**self.mapper.usage.report(), "estimated": opened.model_info["kind"] == "offline"}
+        usage = {**self.mapper.usage.report(),  # estimated: offline, or a server that sent no usage for a call
+                 "estimated": opened.model_info["kind"] == "offline" or self.mapper.usage.estimated_calls > 0}
         timings = self._timings()
         report = verdict.report
         design = await self._design_record(verdict, report)
@@ -471,8 +473,12 @@ class RunSession:
         except Tier2Error as exc:
             verdict = self._with_last_check("failed", f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - no silent failure: every crash becomes a terminal reason
-            log.exception("run %s crashed", self.run_id)
-            verdict = self._with_last_check("failed", crash_reason("internal_error", exc))
+            endpoint = endpoint_failure(exc)  # a model server's failure: a short reason, the details in the log
+            if endpoint is None:
+                log.exception("run %s crashed", self.run_id)
+            else:
+                log.warning("run %s: %s: %s", self.run_id, type(exc).__name__, str(exc)[:2000])
+            verdict = self._with_last_check("failed", endpoint or crash_reason("internal_error", exc))
         finally:
             if self.workspace is not None:
                 await asyncio.shield(self.workspace.close())

@@ -24,7 +24,7 @@ from agentscope.event import (
 from tier2.events import ModelCalled, Phase, Tier2Event, ToolFinished, ToolStarted
 from tier2.middleware.recorder import default_redactor, summarize_args
 from tier2.settings.secrets import Redactor
-from tier2.telemetry import ANSWERED_BY, CALL_COST
+from tier2.telemetry import ANSWERED_BY, CALL_COST, USAGE_ESTIMATED
 
 __all__ = ["EventMapper", "Usage"]
 
@@ -41,6 +41,8 @@ class Usage:
     cost_by_phase: dict[str, float] = field(default_factory=dict)
     cost_by_agent: dict[str, float] = field(default_factory=dict)
     calls_by_model: dict[str, int] = field(default_factory=dict)  # the model that answered (fallbacks included)
+    #: model calls whose server sent no usage: their tokens (and so their cost) are estimates (characters / 4)
+    estimated_calls: int = 0
     #: the run's budget ledger at the end (cap, spent, reserved, calls, refused, overrun), when it has one
     budget: dict[str, Any] | None = None
 
@@ -50,7 +52,7 @@ class Usage:
                 "cost_usd": round(self.cost_usd, 6) if self.priced else None, "priced": self.priced,
                 "cost_by_phase": {k: round(v, 6) for k, v in self.cost_by_phase.items()},
                 "cost_by_agent": {k: round(v, 6) for k, v in self.cost_by_agent.items()},
-                "calls_by_model": dict(self.calls_by_model),
+                "calls_by_model": dict(self.calls_by_model), "estimated_calls": self.estimated_calls,
                 **({"budget": self.budget} if self.budget is not None else {})}
 
 
@@ -61,6 +63,7 @@ class Usage:
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.priced = self.priced and other.priced
+        self.estimated_calls += other.estimated_calls
         self.cost_usd += other.cost_usd
         for k, v in other.cost_by_agent.items():
             self.cost_by_agent[k] = self.cost_by_agent.get(k, 0.0) + v
@@ -97,6 +100,8 @@ class EventMapper:
             self.usage.output_tokens += tokens_out
             model = str(event.metadata.get(ANSWERED_BY) or self.model_name)  # set by the call recorder
             self.usage.calls_by_model[model] = self.usage.calls_by_model.get(model, 0) + 1
+            if event.metadata.get(USAGE_ESTIMATED):
+                self.usage.estimated_calls += 1
             raw = event.metadata.get(CALL_COST)  # priced by the call recorder
             cost = float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
             if cost is None:
