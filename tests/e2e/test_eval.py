@@ -227,3 +227,32 @@ def test_the_hostile_suites_refusals_and_partials_are_honest(tmp_path: Path) -> 
     assert res.summary["default"].honest_rate == 1.0
     assert {r.status for r in res.runs} >= {"rejected", "failed"}  # at the door and at the design
     assert "Copied skill" not in proc.stderr  # the progress lines stay readable
+
+
+def test_a_threaded_theme_follow_up_keeps_the_earlier_follow_ups_numbers(tmp_path: Path) -> None:
+    """Follow-ups sent in one thread (the submit path game-cloud uses): two knob changes answered by the level
+    designer, then a theme change that re-runs no table designer. The theme run writes the designers' tables again:
+    the newest answer's (goal v3: 5 lives, enemies at 400 ms) must win over the base game's answers that the
+    gameplay and economy designers made for goal v1 — it used to put 3 lives and 560 ms back and fail its own
+    held requirements."""
+    chain = [c for c in yaml_chains() if c["genre"] == "maze"][0]
+    suite = {"schema": "tier2.eval.suite/1", "id": "thread-chain", "version": "1", "pack": "phaser",
+             "briefs": [{"id": "maze-chain", "brief": chain["brief"], "expect": {"outcome": "delivered", "genre": "maze"},
+                         "follow_ups": [{"text": f["text"], "expect": {"outcome": "delivered", "genre": "maze"}}
+                                        for f in chain["follow_ups"][:3]]}]}
+    (tmp_path / "suite.yaml").write_text(json.dumps(suite, ensure_ascii=False), encoding="utf-8")
+    proc = run_cli("eval", str(tmp_path), "--model", "offline", "--out", str(tmp_path / "out"),
+                   env={"TIER2_WORKSPACES": str(tmp_path / "ws")}, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = load_results(tmp_path / "out")
+    assert [(r.follow_up, r.status) for r in res.runs] == [(i, "delivered") for i in range(4)], \
+        [r.stop_reason for r in res.runs]
+    rules = json.loads((Path(res.runs[-1].project_dir or "") / "data" / "rules.json").read_text())
+    assert rules["lives"] == 5 and rules["enemy_step_ms"] == 400
+
+
+def yaml_chains() -> list[dict[str, Any]]:
+    import yaml
+
+    return list(yaml.safe_load((REPO_ROOT / "capability_packs" / "phaser" / "follow_ups.yaml")
+                               .read_text(encoding="utf-8"))["chains"])

@@ -156,6 +156,7 @@ class _Studio:
     def save_state(self, status: str) -> None:
         state = {"run_id": self.ctx.run_id, "status": status, "goals": self.plan.goals,
                  "plan": self.plan.model_dump(mode="json"), "answers": self.answers_json,
+                 "answer_versions": self.answer_versions,
                  "spec_sha256": spec_sha256(self.spec), "split": self.split_json, "spec": self.spec}
         ProjectDir(self.project).write_text(STATE_FILE, json.dumps(state, indent=2, ensure_ascii=False))
 
@@ -181,6 +182,8 @@ class _Studio:
         await self.run_.phase("design", f"leader + {len(ROLES)} designers")
         prev = self.previous
         self.answers_json: dict[str, Any] = {}
+        #: role -> the goal version its answer in ``answers_json`` was made for (the newest answer's tables win)
+        self.answer_versions: dict[str, int] = {}
         self.split_json: dict[str, Any] = {}
         self.spec: dict[str, Any] = {}
         rerun: builtins.set[str] = set()
@@ -190,6 +193,9 @@ class _Studio:
         if prev is not None:
             self.plan = Plan.model_validate(prev["plan"])
             self.answers_json = dict(prev.get("answers") or {})
+            made = prev.get("answer_versions")
+            self.answer_versions = {str(a): v for a, v in made.items() if isinstance(v, int)} \
+                if isinstance(made, dict) else {}
             self.split_json = dict(prev.get("split") or {})
             self.old_spec = prev.get("spec") if isinstance(prev.get("spec"), dict) else None
             same_run = prev.get("run_id") == ctx.run_id
@@ -356,6 +362,7 @@ class _Studio:
                 return
             if role in posted:  # answered in an earlier attempt of this run
                 self.answers_json[area] = posted[role]
+                self.answer_versions[area] = self.plan.goal_version
                 await self.set(node, "verified", source="mailbox (earlier attempt)")
                 return
             ticket = self.plan.start(node)
@@ -375,6 +382,7 @@ class _Studio:
                 log.warning("run %s: %s answered after its node moved on: answer dropped", ctx.run_id, role)
                 return
             self.answers_json[area] = body
+            self.answer_versions[area] = self.plan.goal_version
             if not await self.mailbox.post(role, "answer", body):
                 log.warning("run %s: the leader's mailbox closed before %s answered", ctx.run_id, role)
             await self.announce(node)
@@ -391,7 +399,10 @@ class _Studio:
         self.executed.add("design.spec")
         for m in await self.mailbox.take():  # the answers (and notes) posted so far
             if m.get("kind") == "answer":
-                self.answers_json.setdefault(m["from"].removeprefix("designer."), m["body"])
+                area = m["from"].removeprefix("designer.")
+                if area not in self.answers_json:
+                    self.answers_json[area] = m["body"]
+                    self.answer_versions[area] = self.plan.goal_version
         notes: list[dict[str, Any]] = []
         spec: dict[str, Any] = {}
         for _ in range(MAX_CONVERGE):
@@ -406,7 +417,9 @@ class _Studio:
             notes += [m for m in late if m.get("kind") != "split"]
             for m in late:
                 if m.get("kind") == "answer":
-                    self.answers_json[m["from"].removeprefix("designer.")] = m["body"]
+                    area = m["from"].removeprefix("designer.")
+                    self.answers_json[area] = m["body"]
+                    self.answer_versions[area] = self.plan.goal_version
         else:
             raise DesignFailed(f"messages kept arriving while the leader converged ({MAX_CONVERGE} rounds)")
         spec = self._versioned(stable_ids(self.old_spec, spec))
@@ -478,8 +491,11 @@ class _Studio:
         if spec.get("genre") in pack.genres:  # before anyone wrote code: the project starts from that genre
             switch_genre(pack, self.project, spec["genre"])
         allowed = set(pack.genre_of(self.project).spec.data_tables)
-        # the designers' tables, the answers made this run last (they hold the current goal version's numbers)
-        order = sorted(answers, key=lambda a: (f"design.{a}" in self.executed, ROLES.index(a) if a in ROLES else 99))
+        # the designers' tables, the newest answers last (they hold the newest goal version's numbers): a reused
+        # answer made for an older goal version never undoes a later one's change (a theme follow-up after a knob
+        # change keeps the knob), then those made this run
+        order = sorted(answers, key=lambda a: (self.answer_versions.get(a, 0), f"design.{a}" in self.executed,
+                                               ROLES.index(a) if a in ROLES else 99))
         tables: dict[str, Any] = {}
         for area in order:
             tables.update({n: t for n, t in answers[area].tables.items() if n in allowed and isinstance(t, dict)})
