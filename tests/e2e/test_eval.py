@@ -236,10 +236,10 @@ def test_a_threaded_theme_follow_up_keeps_the_earlier_follow_ups_numbers(tmp_pat
     gameplay and economy designers made for goal v1 — it used to put 3 lives and 560 ms back and fail its own
     held requirements."""
     chain = [c for c in yaml_chains() if c["genre"] == "maze"][0]
+    delivered = {"outcome": "delivered", "genre": "maze"}
     suite = {"schema": "tier2.eval.suite/1", "id": "thread-chain", "version": "1", "pack": "phaser",
-             "briefs": [{"id": "maze-chain", "brief": chain["brief"], "expect": {"outcome": "delivered", "genre": "maze"},
-                         "follow_ups": [{"text": f["text"], "expect": {"outcome": "delivered", "genre": "maze"}}
-                                        for f in chain["follow_ups"][:3]]}]}
+             "briefs": [{"id": "maze-chain", "brief": chain["brief"], "expect": delivered,
+                         "follow_ups": [{"text": f["text"], "expect": delivered} for f in chain["follow_ups"][:3]]}]}
     (tmp_path / "suite.yaml").write_text(json.dumps(suite, ensure_ascii=False), encoding="utf-8")
     proc = run_cli("eval", str(tmp_path), "--model", "offline", "--out", str(tmp_path / "out"),
                    env={"TIER2_WORKSPACES": str(tmp_path / "ws")}, timeout=600)
