@@ -136,15 +136,34 @@ def _bundle(root: Path) -> Path:
     raise MutationError(f"no local script in {root / 'index.html'}")
 
 
+def _page_insert(root: Path, snippet: str) -> None:
+    """Put ``snippet`` first in the page: after ``<head>``, else before its first script, else at the top (a real
+    game's page may have no ``<head>``)."""
+    page = root / "index.html"
+    text = page.read_text()
+    anchor = re.search(r"<head[^>]*>", text, re.I)
+    if anchor is not None:
+        at = anchor.end()
+    else:
+        script = re.search(r"<script\b", text, re.I)
+        at = script.start() if script is not None else 0
+    page.write_text(text[:at] + snippet + text[at:])
+
+
 def _head_script(code: str) -> Callable[[Path], None]:
-    def apply(root: Path) -> None:
-        page = root / "index.html"
-        text = page.read_text()
-        anchor = re.search(r"<head[^>]*>", text, re.I)
-        if anchor is None:
-            raise MutationError(f"no <head> in {page}")
-        page.write_text(text[:anchor.end()] + f"<script>{code}</script>" + text[anchor.end():])
-    return apply
+    return lambda root: _page_insert(root, f"<script>{code}</script>")
+
+
+def _remove_bundle(root: Path) -> None:
+    """The page's own bundle is missing (a build that never wrote it, a renamed entry)."""
+    _bundle(root).unlink()
+
+
+#: every input event the page could get, swallowed at the window before the game's listeners (capture phase)
+_SWALLOW_INPUT = ("(() => { const stop = (e) => { e.stopImmediatePropagation(); };"
+                  " for (const t of ['keydown', 'keyup', 'keypress', 'pointerdown', 'pointerup', 'pointermove',"
+                  " 'mousedown', 'mouseup', 'mousemove', 'click', 'touchstart', 'touchend', 'touchmove', 'wheel'])"
+                  " { window.addEventListener(t, stop, true); } })();")
 
 
 def _raf_after(frames: int, body: str) -> str:
@@ -161,7 +180,7 @@ SITE_MUTANTS: list[Mutant] = [
            _head_script("(() => { let n = 0; const raf = window.requestAnimationFrame.bind(window);"
                         " window.requestAnimationFrame = (cb) => (++n > 240 ? 0 : raf(cb)); })();")),
     Mutant("everything_invisible", frozenset({"l1.canvas_not_blank"}),
-           lambda r: _edit(r / "index.html", "</head>", "<style>canvas{visibility:hidden!important}</style></head>")),
+           lambda r: _page_insert(r, "<style>canvas{visibility:hidden!important}</style>")),
     Mutant("missing_asset", frozenset({"l1.no_errors"}),
            lambda r: _append(_bundle(r), ";fetch('assets/hero-that-was-never-drawn.png').then((r) => r.blob());")),
     Mutant("syntax_error", frozenset({"l1.boots", "l1.no_errors"}),
@@ -171,4 +190,12 @@ SITE_MUTANTS: list[Mutant] = [
     Mutant("crash_after_input", frozenset({"l1.no_errors"}),
            lambda r: _append(_bundle(r), ";window.addEventListener('keydown', () => { crashAfterInput(); });"
                                          "window.addEventListener('pointerdown', () => { crashAfterInput(); });")),
+    Mutant("missing_entry", frozenset({"l1.boots"}), _remove_bundle),
+    Mutant("throws_in_loop", frozenset({"l1.no_errors"}),
+           _head_script("(() => { let n = 0; const raf = window.requestAnimationFrame.bind(window);"
+                        " window.requestAnimationFrame = (cb) => raf((t) => { cb(t);"
+                        " if (++n > 120) throw new TypeError('enemy.update is not a function'); }); })();")),
+    Mutant("input_ignored", frozenset({"l1.input_changes_state"}), _head_script(_SWALLOW_INPUT)),
+    Mutant("blocking_dialog", frozenset({"l1.no_errors", "l1.boots"}),
+           _head_script("window.addEventListener('load', () => setTimeout(() => alert('Are you sure?'), 1500));")),
 ]
