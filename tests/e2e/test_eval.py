@@ -116,6 +116,42 @@ def test_smoke_suite_offline_and_scripted_route(tmp_path: Path) -> None:
     assert [r.run_id for r in load_results(out).runs] == [r.run_id for r in res.runs]
 
 
+def _scripted_config(tmp_path: Path, srv: FakeOpenAIServer) -> Path:
+    config = tmp_path / "config"
+    shutil.copytree(REPO_ROOT / "config", config)
+    (config / "policy" / "zz-scripted.yaml").write_text(
+        "models:\n"
+        f"  scripted:\n    kind: openai\n    model: scripted-model\n    base_url: {srv.base_url}\n"
+        "    max_retries: 0\n"
+        "prices:\n  scripted-model: {input_per_mtok: 2.0, output_per_mtok: 8.0}\n")
+    return config
+
+
+@pytest.mark.parametrize("suite", ["mixed", "tycoon"])
+def test_every_suite_in_ci_size_offline_and_scripted(tmp_path: Path, suite: str) -> None:
+    """The CI-sized form of a shipped suite (its first brief, ``--briefs``), with the offline model and the scripted
+    route; the figures match the deliveries (the follow-ups suite's CI size is the threaded chain test below, the
+    hostile suite's the refusals test)."""
+    import yaml
+
+    first = yaml.safe_load((REPO_ROOT / "evals" / suite / "suite.yaml").read_text(encoding="utf-8"))["briefs"][0]
+    out = tmp_path / "out"
+    with FakeOpenAIServer(_scripted) as srv:
+        config = _scripted_config(tmp_path, srv)
+        proc = run_cli("eval", str(REPO_ROOT / "evals" / suite), "--briefs", first["id"], "--model", "offline",
+                       "--model", "scripted", "--concurrency", "2", "--out", str(out),
+                       env={"TIER2_WORKSPACES": str(tmp_path / "ws"), "TIER2_CONFIG_DIR": str(config)}, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = load_results(out)
+    assert sorted((r.model, r.brief_id) for r in res.runs) == [("offline", first["id"]), ("scripted", first["id"])]
+    _check_against_deliveries(res, out)
+    assert all(r.honest is True for r in res.runs), [(r.model, r.stop_reason) for r in res.runs]
+    assert {r.genre_built for r in res.runs if r.status == "delivered"} <= {first["expect"]["genre"]}
+    bad = run_cli("eval", str(REPO_ROOT / "evals" / suite), "--briefs", "no-such-brief", "--out",
+                  str(tmp_path / "o2"), env={"TIER2_WORKSPACES": str(tmp_path / "ws")})
+    assert bad.returncode == 2 and "no-such-brief" in bad.stderr
+
+
 def test_bad_input_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "suite.yaml"
     bad.write_text("schema: tier2.eval.suite/1\nid: x\nversion: 1\nbriefs:\n  - {id: a, brief: b, "

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tier2.client.args import positive, usd
+from tier2.errors import BadInput
 from tier2.evals.report import write_report
 from tier2.evals.results import EvalResults, ModelSummary, Percentiles, RunRow
 from tier2.evals.runner import EvalPlan, run_eval
 from tier2.evals.subcommands import route_subcommands
 from tier2.evals.suite import Suite, load_suite, suite_path
 
-__all__ = ["add_eval_command", "cmd_eval", "print_table"]
+__all__ = ["add_eval_command", "cmd_eval", "only_briefs", "print_table"]
 
 
 def add_eval_command(sub: Any) -> None:
@@ -37,6 +38,8 @@ def add_eval_command(sub: Any) -> None:
     e.add_argument("--out", help="results directory (default: workspaces/evals/<suite>-<version>); an interrupted "
                    "eval started again with the same OUT resumes")
     e.add_argument("--url", help="run through this service (key: TIER2_API_KEY) instead of locally")
+    e.add_argument("--briefs", metavar="ID[,ID...]", help="only these briefs of the suite (a CI-sized or a "
+                   "focused eval: its suite hash is the subset's, so compare pairs it only with the same subset)")
     e.set_defaults(fn=cmd_eval)
     route_subcommands(sub, e)  # tier2 eval compare A B | report OUT (tier2/evals/subcommands.py)
 
@@ -65,7 +68,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         logging.getLogger("as").addFilter(lambda record: record.levelno >= logging.WARNING)
     settings = Settings()
     file = suite_path(args.suite)
-    suite = load_suite(file, _pack_genres(settings, _pack_of(file)))
+    suite = only_briefs(load_suite(file, _pack_genres(settings, _pack_of(file))), args.briefs)
     plan = EvalPlan(models=tuple(args.model) if args.model else (None,), repeat=args.repeat,
                     concurrency=args.concurrency)
     out = Path(args.out).resolve() if args.out else settings.workspaces / "evals" / f"{suite.id}-{suite.version}"
@@ -98,6 +101,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(f"report: {write_report(out, results)}")  # tier2/evals/report.py
     dishonest = [r for r in results.runs if r.honest is False]
     return 1 if dishonest else 0
+
+
+def only_briefs(suite: Suite, wanted: str | None) -> Suite:
+    """The suite with only the briefs named (comma-separated ids, in the suite's order); unknown ids are bad input."""
+    if not wanted:
+        return suite
+    ids = [w.strip() for w in wanted.split(",") if w.strip()]
+    unknown = sorted(set(ids) - {b.id for b in suite.briefs})
+    if not ids or unknown:
+        raise BadInput(f"--briefs: {', '.join(unknown) or 'no id'} not in suite {suite.id} "
+                       f"(its briefs: {', '.join(b.id for b in suite.briefs[:12])}...)")
+    return suite.model_copy(update={"briefs": tuple(b for b in suite.briefs if b.id in set(ids))})
 
 
 def _pack_of(file: Path) -> str:

@@ -108,3 +108,14 @@ def test_every_finding_of_a_whole_gate_rule_is_reported_with_its_rule() -> None:
     assert generic.passed and report_findings([generic]) == [
         {"gate": "l1.magic_numbers", "rule": "l1.magic_numbers", "message": "src/a.js:3: 250 — speed"}]
     assert apply_verdicts(magic, "contract", Policy()) == magic  # contract mode: untouched (its L2 mode applies)
+
+
+def test_an_http_clients_error_for_a_blocked_request_is_the_blocked_requests_noise() -> None:
+    """axios says "Error: Network Error" when its XHR is refused (amcolash/farming-game asks GitHub's API for its
+    commit list): with that request blocked it is the blocked request's error, a finding in generic mode."""
+    axios = "[webgl] console.error: Error: Network Error\n    at t.exports (http://localhost:4173/dist/app.js:2:7)"
+    trace = _playing(errors=[axios], blocked=["https://api.github.com/repos/x/y/commits?per_page=100 [xhr]"])
+    gate = no_errors(trace)
+    assert [f.rule for f in gate.findings] == ["l1.no_errors.blocked_request", "l1.no_errors.blocked_request_error"]
+    assert apply_verdicts(gate, "generic", Policy()).passed
+    assert not apply_verdicts(no_errors(_playing(errors=[axios])), "generic", Policy()).passed  # nothing blocked

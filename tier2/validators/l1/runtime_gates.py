@@ -61,7 +61,7 @@ _LOAD_404 = re.compile(r"Failed to load resource: the server responded with a st
 #: a service-worker registration that failed (not any error of code that merely touches the API)
 _SERVICE_WORKER = re.compile(r"service ?worker.*regist|regist.*service ?worker", re.I)
 #: how a refused request surfaces in the page (fetch/XHR/beacon errors, the browser's own console echo)
-_NETWORK_FAILURE = re.compile(r"Failed to fetch|NetworkError|Load failed|net::ERR_|ERR_FAILED|Network request failed|"
+_NETWORK_FAILURE = re.compile(r"Failed to fetch|Network ?Error|Load failed|net::ERR_|ERR_FAILED|Network request failed|"
                               r"Failed to load resource", re.I)
 _RULE = "l1.no_errors."
 _SESSION_TAG = re.compile(r"^\[[\w-]+\] ")
