@@ -12,6 +12,7 @@ cache directory (git-ignored ``workspaces/.cache``).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import fcntl
 import hashlib
 import json
@@ -103,8 +104,8 @@ def build_like_author(project: Path, cache_dir: Path, timeout_s: float = 600.0) 
         raise RuntimeError(f"{project} has no lockfile or no vite build")
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(project, work, ignore=shutil.ignore_patterns("node_modules", "dist"))
-    _npm(["ci", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
-    _npm(["exec", "--", "vite", "build", "--logLevel", "warn"], work, timeout_s)
+    _npm(["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
+    _vite_build_sandboxed(work, cache_dir, timeout_s)
     if not (dist / "index.html").is_file():
         raise RuntimeError(f"vite build of {project.name} produced no dist/index.html")
     return dist
@@ -125,6 +126,17 @@ _PAC_MAN_HOST = {
 }
 
 
+def _vite_build_sandboxed(work: Path, cache_dir: Path, timeout_s: float) -> None:
+    """``vite build`` runs the package's own config and plugins (third-party code): in the isolated sandbox like
+    every recipe's build step (an unprivileged uid, no capabilities, no network), never as root on the host. On
+    its own event loop in a worker thread, so a caller inside a running loop (a test) can use it too."""
+    home = cache_dir / "author-builds" / f".home-{work.name}"
+    step = _sandboxed(["node", "node_modules/vite/bin/vite.js", "build", "--logLevel", "warn"], work, home, {},
+                      timeout_s)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, step).result()
+
+
 def fetch_pac_man(cache_dir: Path, timeout_s: float = 600.0) -> Path:
     """Install ``pac-man-phaser`` with React into a host page and ``vite build`` it; returns the ``dist/``."""
     work = cache_dir / "author-builds" / "pac-man"
@@ -134,8 +146,8 @@ def fetch_pac_man(cache_dir: Path, timeout_s: float = 600.0) -> Path:
     work.mkdir(parents=True, exist_ok=True)
     for name, text in _PAC_MAN_HOST.items():
         (work / name).write_text(text)
-    _npm(["install", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
-    _npm(["exec", "--", "vite", "build", "--logLevel", "warn"], work, timeout_s)
+    _npm(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
+    _vite_build_sandboxed(work, cache_dir, timeout_s)
     if not (dist / "index.html").is_file():
         raise RuntimeError("vite build of the pac-man host produced no dist/index.html")
     return dist
