@@ -18,7 +18,7 @@ demo: setup
 	$(VENV)/tier2 generate "$(BRIEF)"
 
 lint: setup
-	$(VENV)/ruff check tier2 tests bench ci capability_packs
+	$(VENV)/ruff check tier2 tests bench ci capability_packs evals
 	$(VENV)/python ci/check_imports.py
 	$(VENV)/python ci/check_forbidden_imports.py
 	$(VENV)/mypy

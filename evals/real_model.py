@@ -218,10 +218,11 @@ def eval_available(env: dict[str, str]) -> bool:
     return probe.returncode == 0
 
 
-def run_eval(out: Path, env: dict[str, str], wall_s: float) -> list[dict[str, Any]]:
-    """``tier2 eval evals/real-model --model local``: its rows, each as a `run_brief` row (delivery-like)."""
+def run_eval(out: Path, env: dict[str, str], wall_s: float, wanted: set[str]) -> list[dict[str, Any]]:
+    """``tier2 eval evals/real-model --model local [--briefs ...]``: its runs, each as a `run_brief` row (the run's
+    own delivery.json when it has one)."""
     cmd = [sys.executable, "-m", "tier2", "eval", str(ROOT / "evals/real-model"), "--model", "local",
-           "--out", str(out / "eval")]
+           "--out", str(out / "eval"), *(["--briefs", ",".join(sorted(wanted))] if wanted else [])]
     t0 = time.monotonic()
     try:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=wall_s)
@@ -231,11 +232,18 @@ def run_eval(out: Path, env: dict[str, str], wall_s: float) -> list[dict[str, An
     except subprocess.TimeoutExpired:
         rc, hung = -1, True
     results = out / "eval" / "results.json"
-    rows = json.loads(results.read_text()).get("rows", []) if results.exists() else []
+    rows = json.loads(results.read_text()).get("runs", []) if results.exists() else []
     return [{"id": r.get("brief_id"), "rc": 0 if rc in (0, 1) else rc, "hung": hung,
-             "wall_s": float(r.get("wall_s") or time.monotonic() - t0),
-             "delivery": {"run_id": r.get("run_id"), "status": r.get("status"), "stop_reason": r.get("stop_reason"),
-                          "usage": {}}} for r in rows]
+             "wall_s": float(r.get("wall_s") or time.monotonic() - t0), "delivery": _delivery_of(r)} for r in rows]
+
+
+def _delivery_of(row: dict[str, Any]) -> dict[str, Any]:
+    """The run's delivery.json (its usage, budget and reason), else what the eval row says of it."""
+    path = row.get("delivery_path")
+    if path and Path(path).is_file():
+        return json.loads(Path(path).read_text())  # type: ignore[no-any-return]
+    return {"run_id": row.get("run_id"), "status": row.get("status"), "stop_reason": row.get("stop_reason"),
+            "usage": {}}
 
 
 def judge(row: dict[str, Any], calls: list[dict[str, Any]], statuses: list[int], deadline_s: float) -> dict[str, Any]:
@@ -298,7 +306,7 @@ def main() -> int:
     ap.add_argument("--probe", action="store_true", help="first, two direct calls: AgentScope's stock model and "
                     "tier2's (the list-content refusal, the server's usage)")
     ap.add_argument("--via", choices=["auto", "eval", "generate"], default="auto",
-                    help="run the suite with `tier2 eval` (auto: when it exists and no --briefs) or `tier2 generate`")
+                    help="run the suite with `tier2 eval` (auto: when it exists) or `tier2 generate`")
     args = ap.parse_args()
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -335,8 +343,8 @@ def main() -> int:
             env = {**os.environ, "TIER2_CONFIG_DIR": str(config), "REDIS_URL": url, "TIER2_LOCAL_API_KEY": API_KEY,
                    "PYTHONPATH": str(ROOT)}  # this checkout's tier2, whatever the venv's editable install points at
             offset = 0
-            if args.via == "eval" or (args.via == "auto" and not wanted and eval_available(env)):
-                eval_rows = run_eval(out, env, len(briefs) * (BUDGET["deadline_s"] + 120))
+            if args.via == "eval" or (args.via == "auto" and eval_available(env)):
+                eval_rows = run_eval(out, env, len(briefs) * (BUDGET["deadline_s"] + 120), wanted)
                 statuses, offset = server_calls(log, offset)
                 for row in eval_rows:
                     run_id = row["delivery"].get("run_id")
