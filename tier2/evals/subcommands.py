@@ -21,6 +21,9 @@ class _EvalRouter(argparse.ArgumentParser):
         super().__init__(prog=suite_parser.prog, add_help=False)
         self._suite_parser = suite_parser
         self._commands = commands
+        # what introspects a parser (the docs' command checks, shell completion) sees the suite parser's options
+        # and the compare/report sub-commands; parsing itself never reads this list (parse_known_args routes)
+        self._actions = [*suite_parser._actions, *commands._actions]  # noqa: SLF001
 
     def parse_known_args(self, args: Iterable[str] | None = None, namespace: Any = None,
                          ) -> tuple[Any, list[str]]:
