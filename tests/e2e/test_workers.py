@@ -73,7 +73,9 @@ def test_killed_worker_run_resumes_in_another_from_its_checkpoint(cluster: Local
     attempts = wait_until(lambda: (a := _run(cluster, run_id)["attempts"]) and "outcome" in a[-1] and a, 30,
                           "the attempt record to close")
     assert [a["attempt"] for a in attempts] == [1, 2]
-    assert attempts[0]["worker"] == "w1" and "outcome" not in attempts[0]     # died without a word
+    assert attempts[0]["worker"] == "w1" and attempts[0]["outcome"] == "lease_lost"  # died without a word:
+    assert attempts[0]["detail"].startswith("reclaimed by attempt 2")          # the reclaimer closed its record
+    assert attempts[0]["ended_at"] == attempts[1]["started_at"]
     assert attempts[1]["worker"] == "w2" and attempts[1]["outcome"] == "finished"
     events = _events(cluster, run_id)
     assert [seq for seq, _ in events] == list(range(1, len(events) + 1))      # gapless, no duplicate
@@ -106,6 +108,8 @@ def test_a_stale_worker_cannot_write_after_losing_its_lease(cluster: LocalCluste
     assert events[-1][1]["type"] == "run_finished"                            # nothing written after the end
     wait_until(lambda: _run(cluster, run_id)["attempts"][-1].get("outcome") == "finished", 30,
                "the current attempt to close as finished")
+    first = _run(cluster, run_id)["attempts"][0]
+    assert first["outcome"] == "lease_lost" and first["ended_at"]             # the stale one cannot rewrite it
 
 
 def test_a_run_whose_attempts_all_die_ends_failed_with_a_reason(tmp_path: Path, redis_url: str) -> None:
@@ -123,6 +127,10 @@ def test_a_run_whose_attempts_all_die_ends_failed_with_a_reason(tmp_path: Path, 
         assert run["status"] == "failed" and "gave up after 1 attempts" in run["stop_reason"]
         events = _events(c, run_id)
         assert events[-1][1]["type"] == "run_finished" and events[-1][1]["status"] == "failed"
+        attempts = wait_until(lambda: (a := httpx.get(f"{c.base}/v1/runs/{run_id}", timeout=30).json()["attempts"])
+                              and "outcome" in a[-1] and a, 30, "the give-up attempt's record to close")
+        assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "lease_lost"), (2, "finished")]
+        assert all(a["ended_at"] for a in attempts) and "gave up" in attempts[1]["detail"]
         # the project is free again: a new run on it is accepted
         assert r.get(Keys(prefix=prefix).project_active(run["project_id"])) is None
 
@@ -136,3 +144,6 @@ def test_cancel_reaches_a_run_on_a_worker_process(cluster: LocalCluster) -> None
     assert run["status"] == "stopped" and run["stop_reason"] == "cancelled by request"
     kinds = [e["type"] for _, e in _events(cluster, run_id)]
     assert kinds.index("cancel_requested") < kinds.index("run_finished") == len(kinds) - 1
+    attempts = wait_until(lambda: (a := _run(cluster, run_id)["attempts"]) and "outcome" in a[-1] and a, 30,
+                          "the attempt record to close")
+    assert attempts[-1]["outcome"] == "cancelled" and attempts[-1]["ended_at"]

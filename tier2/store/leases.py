@@ -19,18 +19,37 @@ import redis.asyncio as aioredis
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.run_store import Fence
 
-__all__ = ["AttemptOutcome", "Lease", "LeaseStore"]
+__all__ = ["RECLAIMED", "AttemptOutcome", "Lease", "LeaseStore"]
 
-#: how an attempt ended (stored on its attempt record)
-AttemptOutcome = Literal["finished", "interrupted", "superseded", "lease lost", "crashed"]
+#: how an attempt ended (stored on its attempt record with ``ended_at``): ``finished`` (the run reached a terminal
+#: state on it), ``cancelled`` (it ended because the run's cancel was asked), ``lease_lost`` (its lease expired or was
+#: taken: a worker killed, hung or cut off — recorded by the attempt that reclaimed the run when the dead one could
+#: not say so itself), ``crashed`` (an error outside the run loop ended the run failed), ``interrupted`` (its worker
+#: shut down; the run resumes elsewhere), ``superseded`` (a write found a newer attempt's fence)
+AttemptOutcome = Literal["finished", "cancelled", "lease_lost", "crashed", "interrupted", "superseded"]
 
-# KEYS: lease, fence, attempts. ARGV: worker, ttl_ms, attempt JSON (token filled in here).
+#: the detail a reclaiming attempt writes on the open record of an attempt that never closed it
+RECLAIMED = "reclaimed by attempt {token}: its lease expired (the worker stopped heartbeating: killed, hung or cut off)"
+
+# KEYS: lease, fence, attempts. ARGV: worker, ttl_ms, attempt JSON (token filled in here), reclaimed detail
+# (``{token}`` filled in here). Every earlier attempt still open (no ``ended_at``: its worker died or lost the lease
+# before it could close it) is closed ``lease_lost`` at the new attempt's start — no lease exists, so none is alive.
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0, redis.call('GET', KEYS[1])} end
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token, 'PX', ARGV[2])
 local attempt = cjson.decode(ARGV[3])
 attempt['attempt'] = token
+local open = redis.call('HGETALL', KEYS[3])
+for i = 1, #open, 2 do
+  local ok, old = pcall(cjson.decode, open[i + 1])
+  if ok and type(old) == 'table' and old['ended_at'] == nil then
+    old['outcome'] = 'lease_lost'
+    old['ended_at'] = attempt['started_at']
+    old['detail'] = string.gsub(ARGV[4], '{token}', tostring(token))
+    redis.call('HSET', KEYS[3], open[i], cjson.encode(old))
+  end
+end
 redis.call('HSET', KEYS[3], token, cjson.encode(attempt))
 return {token, ''}
 """
@@ -83,7 +102,7 @@ class LeaseStore:
         k = self.keys
         attempt = {"schema_version": SCHEMA_VERSION, "worker": worker, "started_at": time.time(), **(info or {})}
         token, extra = await self._acquire(keys=[k.run_lease(run_id), k.run_fence(run_id), k.run_attempts(run_id)],
-                                           args=[worker, ttl_ms, json.dumps(attempt)])
+                                           args=[worker, ttl_ms, json.dumps(attempt), RECLAIMED])
         if int(token) == 0:
             return f"held by {extra}"
         return Lease(run_id, worker, int(token))

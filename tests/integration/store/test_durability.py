@@ -14,7 +14,7 @@ from tier2.events import PhaseChanged
 from tier2.middleware.checkpoint import restorable_state
 from tier2.store.checkpoints import CheckpointStore
 from tier2.store.keys import Keys
-from tier2.store.leases import Lease, LeaseStore
+from tier2.store.leases import RECLAIMED, Lease, LeaseStore
 from tier2.store.operations import OperationStore
 from tier2.store.run_store import RunStore
 
@@ -74,8 +74,12 @@ async def test_leases_give_monotonic_tokens_and_expire(store: RunStore) -> None:
     assert await leases.acquire("r-1", "w3", ttl_ms=100) == "held by w2|2"
     assert await leases.end_attempt(second, "finished")
     assert not await leases.end_attempt(first, "finished")         # a stale attempt cannot rewrite history
-    assert [(a["attempt"], a["worker"], a.get("outcome")) for a in await leases.attempts("r-1")] == [
-        (1, "w1", None), (2, "w2", "finished")]
+    attempts = await leases.attempts("r-1")
+    assert [(a["attempt"], a["worker"], a.get("outcome")) for a in attempts] == [
+        (1, "w1", "lease_lost"), (2, "w2", "finished")]               # the reclaimer closed the dead one's record
+    assert attempts[0]["ended_at"] == attempts[1]["started_at"]
+    assert attempts[0]["detail"] == RECLAIMED.format(token=2)
+    assert attempts[1]["ended_at"] >= attempts[1]["started_at"]
 
 
 async def test_every_write_of_a_stale_attempt_is_refused(store: RunStore) -> None:

@@ -131,8 +131,9 @@ class Worker:
         if isinstance(lease, str):
             return  # another attempt is alive; its worker acknowledges the entry when the run ends
         if lease.token > policy.max_attempts:
-            await self._give_up(lease, policy.max_attempts)
+            reason = await self._give_up(lease, policy.max_attempts)
             await self._ack(entry_id)
+            await self._close(lease, "finished", reason)
             return
         cancel = asyncio.Event()
         lost = asyncio.Event()
@@ -142,7 +143,7 @@ class Worker:
         outcome: AttemptOutcome = "interrupted"
         try:
             await attempt
-            outcome = "finished"
+            outcome = "cancelled" if cancel.is_set() else "finished"
             await self._ack(entry_id)
             self.finished += 1
         except StaleLease as exc:
@@ -153,7 +154,7 @@ class Worker:
                 attempt.cancel()
                 await asyncio.gather(attempt, return_exceptions=True)
             if lost.is_set():
-                outcome = "lease lost"
+                outcome = "lease_lost"
             else:
                 raise  # worker shutdown: the lease is released below, another worker resumes the run
         except Exception as exc:  # noqa: BLE001 - no silent failure: end the run visibly
@@ -164,11 +165,15 @@ class Worker:
         finally:
             beat.cancel()
             await asyncio.gather(beat, return_exceptions=True)
-            try:
-                await self.leases.end_attempt(lease, outcome)
-                await self.leases.release(lease)
-            except (RedisError, OSError) as exc:
-                log.warning("worker %s: could not close attempt %s of %s: %s", self.name, lease.token, run_id, exc)
+            await self._close(lease, outcome)
+
+    async def _close(self, lease: Lease, outcome: AttemptOutcome, detail: str = "") -> None:
+        """The attempt's record gets its outcome and ``ended_at``; its lease is released."""
+        try:
+            await self.leases.end_attempt(lease, outcome, detail)
+            await self.leases.release(lease)
+        except (RedisError, OSError) as exc:
+            log.warning("worker %s: could not close attempt %s of %s: %s", self.name, lease.token, lease.run_id, exc)
 
     def _forget(self, run_id: str, _task: asyncio.Task[None]) -> None:
         self.running.pop(run_id, None)
@@ -229,9 +234,11 @@ class Worker:
             except (RedisError, OSError) as exc:
                 log.warning("worker %s: heartbeat failed (%s); retrying", self.name, exc)
 
-    async def _give_up(self, lease: Lease, max_attempts: int) -> None:
-        await self._fail(lease, f"gave up after {max_attempts} attempts: each worker running it died or lost its "
-                                "lease before the run ended (see GET /v1/runs/{id} attempts)")
+    async def _give_up(self, lease: Lease, max_attempts: int) -> str:
+        reason = (f"gave up after {max_attempts} attempts: each worker running it died or lost its lease before the "
+                  "run ended (see GET /v1/runs/{id} attempts)")
+        await self._fail(lease, reason)
+        return reason
 
     async def _fail(self, lease: Lease, reason: str) -> None:
         """End the run ``failed`` through the one fenced finish (status, event and project marker together)."""
