@@ -33,10 +33,20 @@ from tier2.sandbox.identity import hand_over
 from tier2.settings.identity import CONFINED_LAUNCHER_MARK, HostIdentity
 from tier2.settings.sandbox import CgroupConfig, IsolationConfig, Kind, SandboxLimits
 
-__all__ = ["ExecResult", "Sandbox", "SandboxSpec", "BASE_ENV"]
+__all__ = ["ExecResult", "Sandbox", "SandboxOwner", "SandboxSpec", "BASE_ENV"]
 
 #: The environment of every command in a sandbox (nothing from the service's environment).
 BASE_ENV: dict[str, str] = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
+
+
+@dataclass(frozen=True)
+class SandboxOwner:
+    """The run attempt a sandbox works for (its fencing token is the attempt number) and the store it is recorded
+    in (the key prefix: a sweep only judges containers of its own store, on a daemon other installs may share)."""
+
+    run_id: str
+    attempt: int
+    store: str = ""
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,9 @@ class SandboxSpec:
     read_only: tuple[Path, ...] = ()
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     label: str = "tier2"
+    #: the run and attempt whose executor this is (None: a sandbox outside a run — validate, packs check): the
+    #: docker kind labels its containers with them so a new attempt can stop the superseded attempt's executors
+    owner: SandboxOwner | None = None
     isolation: IsolationConfig = field(default_factory=IsolationConfig)
     cgroups: CgroupConfig = field(default_factory=CgroupConfig)
 

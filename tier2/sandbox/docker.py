@@ -15,6 +15,12 @@ set-id program gains nothing: docker's binds cannot be mounted ``nosuid``, this 
 pids limits, a private ``nosuid,nodev`` ``/tmp``; the project is the only writable volume, at its host path.
 Commands run with ``docker exec``; a container that disappeared (the sandbox was lost) is recreated on the next
 command. Chromium runs in its own ``docker run -i`` with Playwright's pipe carried over stdin/stdout.
+
+**Hand-over.** A run attempt's containers (workspace and browser) carry the labels ``tier2.run`` and
+``tier2.attempt``. Before a new attempt's sandbox starts its container, every container of an earlier attempt of
+the same run is removed (a worker killed mid-command leaves its container ``Up`` with the project mounted
+read-write: it must not write while the new attempt works), and a worker sweeps, when it starts, the containers of
+runs that ended or of attempts whose lease is gone (`sweep_run_containers`).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import atexit
 import contextlib
 import io
 import json
+import logging
 import os
 import shutil
 import signal
@@ -31,15 +38,21 @@ import subprocess
 import tarfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 from tier2.errors import SetupError
-from tier2.sandbox.base import BASE_ENV, Sandbox, SandboxSpec
+from tier2.sandbox.base import BASE_ENV, Sandbox, SandboxOwner, SandboxSpec
 from tier2.sandbox.bwrap import ETC_ALLOW
 from tier2.settings.identity import sandbox_identity
 from tier2.settings.sandbox import DockerConfig
 
-__all__ = ["DockerEngine", "DockerSandbox", "docker_available", "SAFE_DAEMON_FLAGS"]
+__all__ = ["DockerEngine", "DockerSandbox", "RunContainer", "docker_available", "SAFE_DAEMON_FLAGS"]
+
+#: the labels of a run attempt's containers
+RUN_LABEL, ATTEMPT_LABEL, STORE_LABEL = "tier2.run", "tier2.attempt", "tier2.store"
+
+log = logging.getLogger(__name__)
 
 #: Never start dockerd without these: its defaults rewrite the host's network (bridge, NAT, ip_forward).
 SAFE_DAEMON_FLAGS = ("--bridge=none", "--iptables=false", "--ip-forward=false", "--ip-masq=false")
@@ -102,6 +115,34 @@ class DockerEngine:
             # stopped workspace containers a crashed process left (running ones belong to someone: untouched)
             self._run("container", "prune", "-f", "--filter", "label=tier2.sandbox")
             self._image_ok = True
+
+    def run_containers(self, run_id: str | None = None, store: str | None = None) -> list[RunContainer]:
+        """Every container (running or not) labelled with a run attempt — of ``run_id`` / of ``store`` only, when
+        given."""
+        filters = ["--filter", f"label={RUN_LABEL}={run_id}" if run_id else f"label={RUN_LABEL}"]
+        if store is not None:
+            filters += ["--filter", f"label={STORE_LABEL}={store}"]
+        done = self._run("ps", "-a", "--no-trunc", *filters, "--format",
+                         f'{{{{.ID}}}} {{{{.Label "{RUN_LABEL}"}}}} {{{{.Label "{ATTEMPT_LABEL}"}}}}')
+        if done.returncode != 0:
+            raise SetupError(f"docker ps failed: {done.stderr.decode(errors='replace')[-300:]}")
+        out: list[RunContainer] = []
+        for line in done.stdout.decode().splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():
+                out.append(RunContainer(parts[0], parts[1], int(parts[2])))
+        return out
+
+    def remove(self, ids: list[str]) -> None:
+        """Stop and remove containers (``rm -f``: SIGKILL to everything in them, then the container is gone)."""
+        if ids:
+            self._run("rm", "-f", *ids, timeout=120)
+
+    def stop_superseded(self, owner: SandboxOwner) -> list[str]:
+        """Remove every container of an earlier attempt of ``owner``'s run; the ids removed."""
+        old = [c.id for c in self.run_containers(owner.run_id, owner.store) if c.attempt < owner.attempt]
+        self.remove(old)
+        return old
 
     def _start_daemon(self) -> None:
         dockerd = shutil.which("dockerd")
@@ -167,6 +208,13 @@ class DockerEngine:
             proc.wait(5)
 
 
+@dataclass(frozen=True)
+class RunContainer:
+    id: str
+    run_id: str
+    attempt: int
+
+
 class DockerSandbox(Sandbox):
     kind = "docker"
 
@@ -177,6 +225,7 @@ class DockerSandbox(Sandbox):
         self.name = f"{spec.label}-{uuid.uuid4().hex[:12]}"
         self._lock = asyncio.Lock()
         self._dirty = False  # a command ran since the last settle()
+        self._handed_over = False  # earlier attempts' containers removed (once, before the first container)
 
     def _mounts(self, project: bool = True) -> list[str]:
         args = ["-v", "/usr:/usr:ro"]
@@ -199,7 +248,14 @@ class DockerSandbox(Sandbox):
                 "--pids-limit", str(pids or lim.pids), "--ulimit", f"nofile={lim.nofile}:{lim.nofile}",
                 "--ulimit", f"fsize={lim.file_mb * 1024 * 1024}", "--ulimit", f"cpu={lim.cpu_s}",
                 "--ulimit", "core=0", "--tmpfs", "/tmp:rw,exec,nosuid,nodev,size=512m", "--shm-size", "256m",
-                "--hostname", "sandbox", "--label", f"tier2.sandbox={self.spec.label}"]
+                "--hostname", "sandbox", "--label", f"tier2.sandbox={self.spec.label}", *self._owner_labels()]
+
+    def _owner_labels(self) -> list[str]:
+        owner = self.spec.owner
+        if owner is None:
+            return []
+        return ["--label", f"{RUN_LABEL}={owner.run_id}", "--label", f"{ATTEMPT_LABEL}={owner.attempt}",
+                "--label", f"{STORE_LABEL}={owner.store}"]
 
     async def _alive(self) -> bool:
         proc = await asyncio.create_subprocess_exec(
@@ -211,6 +267,12 @@ class DockerSandbox(Sandbox):
     async def start(self) -> None:
         async with self._lock:
             await asyncio.to_thread(self.engine.ensure)
+            if self.spec.owner is not None and not self._handed_over:
+                removed = await asyncio.to_thread(self.engine.stop_superseded, self.spec.owner)
+                if removed:
+                    log.warning("run %s attempt %d: removed %d container(s) of earlier attempts",
+                                self.spec.owner.run_id, self.spec.owner.attempt, len(removed))
+                self._handed_over = True
             if await self._alive():
                 return
             await self._docker("rm", "-f", self.name)  # a stopped leftover of a lost sandbox

@@ -23,7 +23,7 @@ from tier2.middleware.snapshots import (
     take_snapshot,
 )
 from tier2.runs.process.runtime import Runtime
-from tier2.sandbox import CommandSessions, Sandbox, WorkspaceChoice, make_sandbox, resolve_workspace
+from tier2.sandbox import CommandSessions, Sandbox, SandboxOwner, WorkspaceChoice, make_sandbox, resolve_workspace
 from tier2.settings.loader import Policy, SecurityConfig
 from tier2.settings.tenants import LOCAL_TENANT
 from tier2.store.quotas import QuotaStore
@@ -42,12 +42,14 @@ def choose_workspace(security: SecurityConfig, policy: Policy, options: dict[str
 
 
 def sandbox_for_project(rt: Runtime, project: Path, project_id: str, choice: WorkspaceChoice,
-                        label: str = "tier2") -> Sandbox:
-    """The sandbox of ``project`` for ``choice`` (what the writer's commands, builds and browser get)."""
+                        label: str = "tier2", owner: SandboxOwner | None = None) -> Sandbox:
+    """The sandbox of ``project`` for ``choice`` (what the writer's commands, builds and browser get); ``owner``:
+    the run attempt it works for (a worker's fenced attempt: earlier attempts' executors are stopped first)."""
     home = workspace_home(rt.settings.workspaces, project_id)
     return make_sandbox(choice.kind, project, home, read_only=[rt.pack.node_modules, *rt.pack.skill_dirs],
                         limits=choice.limits, workspaces=rt.settings.workspaces, docker=rt.security.sandbox.docker,
-                        label=label, isolation=rt.security.sandbox.isolation, cgroups=rt.security.sandbox.cgroups)
+                        label=label, isolation=rt.security.sandbox.isolation, cgroups=rt.security.sandbox.cgroups,
+                        owner=owner)
 
 
 @dataclass
@@ -105,9 +107,10 @@ class RunWorkspace:
 
 
 async def open_run_workspace(rt: Runtime, run_id: str, policy: Policy, options: dict[str, Any], project: Path,
-                             project_id: str, tenant: str | None = None) -> RunWorkspace:
+                             project_id: str, tenant: str | None = None,
+                             attempt: SandboxOwner | None = None) -> RunWorkspace:
     choice = choose_workspace(rt.security, policy, options)
-    sandbox = sandbox_for_project(rt, project, project_id, choice, label=f"tier2-{run_id[:18]}")
+    sandbox = sandbox_for_project(rt, project, project_id, choice, label=f"tier2-{run_id[:18]}", owner=attempt)
     await sandbox.start()
     commands = pool = None
     if choice.kind != "local":  # the writer's Bash and the browser live inside the sandbox

@@ -58,6 +58,7 @@ from tier2.runs.process.runtime import Runtime
 from tier2.runs.projects import genre_for_brief
 from tier2.runs.request import EventSink, RunOutcome, RunRequest, crash_reason, new_run_id
 from tier2.runs.tenancy import check_run_route, settle_storage
+from tier2.sandbox import SandboxOwner
 from tier2.settings.tenants import LOCAL_TENANT
 from tier2.store.checkpoints import RunPosition
 from tier2.store.finish import RunEnd, finish_run
@@ -301,8 +302,11 @@ class RunSession:
         failure later in setup still closes the one and reports the other's ledger."""
         ctx = self.ctx
         check_run_route(ctx.policy, ctx.writer.route_name, ctx.options)  # before any workspace is opened
+        owner = (SandboxOwner(self.run_id, self.fence.token, self.rt.store.keys.prefix) if self.fence is not None
+                 else None)
         ws = self.workspace = await open_run_workspace(self.rt, self.run_id, self.policy, ctx.options,
-                                                       opened.project, opened.project_id, tenant=opened.tenant)
+                                                       opened.project, opened.project_id, tenant=opened.tenant,
+                                                       attempt=owner)
         results = ToolResults()
         self.library = open_library(ctx, self, results)
         self.companions = RunCompanions(ctx, self, self.add_usage)

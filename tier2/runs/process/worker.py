@@ -31,6 +31,7 @@ from tier2.errors import StaleLease
 from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import restorable_state
 from tier2.runs.generate import Resume, RunRequest, execute_run
+from tier2.runs.process.handover import sweep_run_containers
 from tier2.runs.process.policy import RunPolicy, run_policy
 from tier2.runs.process.runtime import Runtime
 from tier2.runs.request import crash_reason
@@ -71,6 +72,7 @@ class Worker:
         """Take runs until ``stop`` is set; then interrupt running attempts (their runs resume elsewhere)."""
         await self.dispatcher.ensure_group()
         await self._collect_snapshots()
+        await sweep_run_containers(self.rt)  # executors of attempts that died with an earlier worker
         log.info("worker %s consuming %s", self.name, self.rt.store.keys.dispatch())
         try:
             while not stop.is_set():
