@@ -4,6 +4,8 @@ any more. Real sandboxes (bubblewrap, a private Docker daemon), real processes, 
 
 * isolated — bubblewrap dies with its parent (``--die-with-parent``) and the command's pid namespace with it: the
   writes stop by themselves;
+Then the new attempt asks about the dead attempt's command sessions (seed 000 §2.6, `tier2.store.commands`).
+
 * docker — the container outlives the killed process (``Up``, the project mounted read-write: the writes go on);
   the next attempt's sandbox removes it before it starts its own, and a worker's start-up sweep removes the
   containers no live attempt owns (`tier2.runs.process.handover`).
@@ -21,30 +23,40 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.conftest import skip_unless_kind
-from tier2.sandbox import SandboxOwner, make_sandbox
+from tier2.sandbox import CommandSessions, SandboxOwner, UnknownSession, make_sandbox
 from tier2.sandbox.docker import DockerEngine
 from tier2.settings.sandbox import DockerConfig, SandboxLimits
+from tier2.store.commands import CommandRecords
+from tier2.store.keys import Keys
+from tier2.store.run_store import resilient_client
 from tier2.testing.cluster import wait_until
 
 pytestmark = [pytest.mark.slow]
 
-#: the executor of attempt 1: opens the sandbox, starts a command session that appends to the project forever
+#: the executor of attempt 1: opens the sandbox, runs one command to its end, then starts one that appends to the
+#: project forever; both journalled in Redis as a run's attempt would
 _CHILD = """
 import asyncio, sys
 from pathlib import Path
 from tier2.sandbox import CommandSessions, SandboxOwner, make_sandbox
 from tier2.settings.sandbox import SandboxLimits
+from tier2.store.commands import CommandRecords
+from tier2.store.keys import Keys
+from tier2.store.run_store import resilient_client
 
 async def main():
-    kind, project, home, ws = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
-    box = make_sandbox(kind, project, home, limits=SandboxLimits(pids=64, memory_mb=512), workspaces=ws,
-                       label="tier2-handover", owner=SandboxOwner("r-handover", 1))
+    kind, project, home, ws, url, prefix = sys.argv[1:7]
+    box = make_sandbox(kind, Path(project), Path(home), limits=SandboxLimits(pids=64, memory_mb=512),
+                       workspaces=Path(ws), label="tier2-handover", owner=SandboxOwner(RUN, 1))
     await box.start()
-    sessions = CommandSessions(box, home / "commands")
-    await sessions.start("while true; do echo tick >> tick.txt; sleep 0.1; done", wait_s=0)
-    print("ready", flush=True)
+    journal = CommandRecords(resilient_client(url), Keys(prefix=prefix), RUN, 1)
+    sessions = CommandSessions(box, Path(home) / "commands", journal=journal)
+    first = await sessions.start("echo done-first; exit 3", wait_s=30)
+    loop = await sessions.start("while true; do echo tick | tee -a tick.txt; sleep 0.1; done", wait_s=0)
+    print("ready", first.session_id, loop.session_id, flush=True)
     await asyncio.Event().wait()
 
+RUN = "r-handover"
 asyncio.run(main())
 """
 
@@ -64,17 +76,19 @@ def _stopped(path: Path) -> bool:
     return not _growing(path) and not _growing(path)
 
 
-def _start_attempt_one(kind: str, tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+def _start_attempt_one(kind: str, tmp_path: Path, redis_url: str, prefix: str
+                       ) -> tuple[subprocess.Popen[str], Path, list[str]]:
     project = tmp_path / "game"
     project.mkdir()
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, kind, str(project), str(tmp_path / "home1"),
-                              str(tmp_path / "ws")], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, kind, str(project), str(tmp_path / "home"),
+                              str(tmp_path / "ws"), redis_url, prefix], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
     assert child.stdout is not None
-    line = child.stdout.readline()
-    assert line.strip() == "ready", f"attempt 1's executor did not start (exit {child.poll()})"
+    line = child.stdout.readline().split()
+    assert line[:1] == ["ready"], f"attempt 1's executor did not start (exit {child.poll()})"
     tick = project / "tick.txt"
     wait_until(lambda: _size(tick) > 0, 60, "attempt 1's command to write")
-    return child, tick
+    return child, tick, line[1:]
 
 
 def _kill(child: subprocess.Popen[str]) -> None:
@@ -84,23 +98,60 @@ def _kill(child: subprocess.Popen[str]) -> None:
         child.stdout.close()
 
 
-def test_isolated_a_killed_attempts_command_stops_with_it(tmp_path: Path, docker_host: str | None) -> None:
+async def _attempt_two_asks(box, tmp_path: Path, redis_url: str, prefix: str, sids: list[str]) -> None:
+    """§2.6 from the new attempt: the ended session's exit code and output, the lost one said lost with what to
+    do by its kind, an id nobody recorded unknown."""
+    client = resilient_client(redis_url)
+    try:
+        await _ask(CommandSessions(box, tmp_path / "home" / "commands",
+                                   journal=CommandRecords(client, Keys(prefix=prefix), "r-handover", 2)), sids)
+    finally:
+        await client.aclose()
+
+
+async def _ask(sessions: CommandSessions, sids: list[str]) -> None:
+    ended = await sessions.poll(sids[0])
+    assert (ended.exit_code, ended.running) == (3, False) and "done-first" in ended.output
+    assert "ended in attempt 1 with exit code 3" in ended.text()
+    lost = await sessions.poll(sids[1])
+    assert not lost.running and lost.exit_code is None and "tick" in lost.output
+    assert "lost: it was still running when attempt 1's worker stopped" in lost.text()
+    assert "look at the project" in lost.text()                 # it wrote files (tee): not blindly re-run
+    assert "tick" in sessions.page(sids[1])                      # its full log pages like a live one's
+    with pytest.raises(UnknownSession):
+        await sessions.poll("c9-ffff")
+    await sessions.close()
+
+
+@pytest.mark.redis
+async def test_isolated_a_killed_attempts_command_stops_with_it(tmp_path: Path, docker_host: str | None,
+                                                                redis_url: str) -> None:
     skip_unless_kind("isolated", docker_host)
-    child, tick = _start_attempt_one("isolated", tmp_path)
+    prefix = f"ho-{tmp_path.name}"
+    child, tick, sids = _start_attempt_one("isolated", tmp_path, redis_url, prefix)
     assert _growing(tick)
     _kill(child)
     wait_until(lambda: _stopped(tick), 60, "the dead attempt's command to stop writing")
+    box = make_sandbox("isolated", tick.parent, tmp_path / "home", limits=SandboxLimits(pids=64, memory_mb=512),
+                       workspaces=tmp_path / "ws", owner=SandboxOwner("r-handover", 2))
+    await box.start()
+    try:
+        await _attempt_two_asks(box, tmp_path, redis_url, prefix, sids)
+    finally:
+        await box.close()
 
 
-async def test_docker_the_next_attempt_removes_the_dead_attempts_container(tmp_path: Path,
-                                                                           docker_host: str | None) -> None:
+@pytest.mark.redis
+async def test_docker_the_next_attempt_removes_the_dead_attempts_container(tmp_path: Path, docker_host: str | None,
+                                                                           redis_url: str) -> None:
     skip_unless_kind("docker", docker_host)
-    child, tick = _start_attempt_one("docker", tmp_path)
+    prefix = f"ho-{tmp_path.name}"
+    child, tick, sids = _start_attempt_one("docker", tmp_path, redis_url, prefix)
     _kill(child)
     engine = DockerEngine.shared(tmp_path / "ws" / ".docker", DockerConfig())
     assert [c.attempt for c in engine.run_containers("r-handover")] == [1]
     assert _growing(tick), "the container should outlive its killed process (what the hand-over is for)"
-    box = make_sandbox("docker", tick.parent, tmp_path / "home2", limits=SandboxLimits(pids=64, memory_mb=512),
+    box = make_sandbox("docker", tick.parent, tmp_path / "home", limits=SandboxLimits(pids=64, memory_mb=512),
                        workspaces=tmp_path / "ws", label="tier2-handover", owner=SandboxOwner("r-handover", 2))
     await box.start()
     try:
@@ -108,6 +159,7 @@ async def test_docker_the_next_attempt_removes_the_dead_attempts_container(tmp_p
         assert [c.attempt for c in engine.run_containers("r-handover")] == [2]
         done = await box.exec(["/bin/sh", "-c", "echo second >> tick.txt"])
         assert done.code == 0 and tick.read_text().endswith("second\n")
+        await _attempt_two_asks(box, tmp_path, redis_url, prefix, sids)
     finally:
         await box.close()
     assert engine.run_containers("r-handover") == []

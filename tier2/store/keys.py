@@ -102,6 +102,10 @@ class Keys:
     def run_cancel(self, run_id: str) -> str:
         return f"{self.prefix}:run:{run_id}:cancel"
 
+    def run_commands(self, run_id: str) -> str:
+        """Hash session id -> JSON: the writer's command sessions of every attempt (`tier2.store.commands`)."""
+        return f"{self.prefix}:run:{run_id}:commands"
+
     def workers(self) -> str:
         """Worker heartbeats (hash worker id -> JSON)."""
         return f"{self.prefix}:workers"

@@ -26,6 +26,7 @@ from tier2.runs.process.runtime import Runtime
 from tier2.sandbox import CommandSessions, Sandbox, SandboxOwner, WorkspaceChoice, make_sandbox, resolve_workspace
 from tier2.settings.loader import Policy, SecurityConfig
 from tier2.settings.tenants import LOCAL_TENANT
+from tier2.store.commands import CommandRecords
 from tier2.store.quotas import QuotaStore
 from tier2.store.snapshots import SnapshotLimits, SnapshotStore
 from tier2.toolchain.esbuild import Launcher
@@ -115,7 +116,8 @@ async def open_run_workspace(rt: Runtime, run_id: str, policy: Policy, options: 
     commands = pool = None
     if choice.kind != "local":  # the writer's Bash and the browser live inside the sandbox
         home = workspace_home(rt.settings.workspaces, project_id)
-        commands = CommandSessions(sandbox, home / "commands" / run_id, rt.security.sandbox.commands)
+        journal = CommandRecords(rt.store.r, rt.store.keys, run_id, attempt.attempt if attempt else 1)
+        commands = CommandSessions(sandbox, home / "commands" / run_id, rt.security.sandbox.commands, journal)
         pool = BrowserPool(sandbox.chromium(rt.pool.executable), list(rt.security.browser.args))
     owner = tenant or LOCAL_TENANT
     limits = rt.security.tenants.limits(owner)
