@@ -86,6 +86,16 @@ def test_a_generate_next_to_a_serve_shows_in_its_runs(tmp_path: Path, serves: li
     assert [p.name for p in (tmp_path / "ws" / ".redis").iterdir()] == ["default"]  # no private store
     owner = read_owner(tmp_path / "ws" / ".redis" / "default")
     assert owner is not None and owner.pid == serve.proc.pid and owner.server_alive()  # still the serve's child
+    log = tmp_path / "worker.log"  # a `tier2 worker` without REDIS_URL joins the same store too
+    with log.open("wb") as out:
+        worker = subprocess.Popen([*TIER2, "worker", "--name", "w1"], cwd=REPO_ROOT, env=_env(tmp_path),  # noqa: S603
+                                  stdout=out, stderr=out, start_new_session=True)
+    try:
+        wait_until(lambda: worker.poll() is not None or "tier2 worker w1" in log.read_text(), 120, "the worker")
+        assert f"on redis://127.0.0.1:{owner.port}/0?password=[redacted]" in log.read_text(), log.read_text()
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=120) == 0, log.read_text()[-3000:]
 
 
 def test_two_serves_on_one_root_share_one_store(tmp_path: Path, serves: list[Serve]) -> None:

@@ -68,6 +68,7 @@ def test_a_clean_stop_of_the_owner_hands_the_same_data_and_url_to_a_user(tmp_pat
     assert not (tmp_path / "default" / URL_FILE).exists()  # the last one out takes the URL with it
 
 
+@pytest.mark.slow
 def test_kill_9_of_the_owner_process_leaves_nothing_lost(tmp_path: Path, client_of: list[redis.Redis]) -> None:
     """A real process owns the store and is SIGKILLed while this one uses it: its redis-server dies with it
     (PDEATHSIG), and this process restarts one on the same data dir; every acknowledged write is there."""
