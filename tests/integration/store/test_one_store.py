@@ -20,7 +20,7 @@ from redis.retry import Retry
 from tier2.errors import RedisUnavailable
 from tier2.settings.loader import REPO_ROOT
 from tier2.store.embedded import URL_FILE, EmbeddedRedis
-from tier2.store.embedded_home import process_start, read_owner
+from tier2.store.embedded_home import hold_shared, open_lock, prepare_dir, process_start, read_owner, write_private
 from tier2.testing.cluster import free_port, wait_until
 
 pytestmark = pytest.mark.redis
@@ -181,33 +181,27 @@ def test_a_planted_link_for_the_home_or_its_lock_is_refused(tmp_path: Path, wher
     assert list(elsewhere.iterdir()) == []
 
 
-def test_the_port_taken_at_a_restart_moves_the_store_and_says_so(tmp_path: Path,
-                                                                 caplog: pytest.LogCaptureFixture) -> None:
-    """The owner's child died and another program listens on its port: after the timeout the store starts on a
-    new port (same data) and the log says the old URL's processes must be restarted."""
+def test_a_kept_port_taken_by_another_program_moves_the_store_and_says_so(tmp_path: Path,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """A process takes the store over while another still holds its URL (here: this test holds ``.users``), and
+    another program listens on the kept port: past the timeout the store starts on a new port (same password, same
+    data dir) and the log says the processes of the old URL must be restarted."""
     import socket
 
-    with EmbeddedRedis(tmp_path, start_timeout_s=1) as server:
-        assert server.proc is not None and server.port is not None
-        c = redis.Redis.from_url(server.url, decode_responses=True)
-        c.set("k", "v")
-        c.close()
-        port, old = server.port, server.proc.pid
-        squatter = socket.socket()
-        server.proc.kill()  # the child dies; the squatter takes its port before the owner restarts it
-        wait_until(lambda: process_start(old) is None, 10, "the child to die")
-        try:
-            squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            squatter.bind(("127.0.0.1", port))
-            squatter.listen()
-        except OSError:
-            squatter.close()
-            pytest.skip("the owner restarted first")
-        try:
-            wait_until(lambda: server.port not in (None, port), 30, "the store on a new port")
-            moved = redis.Redis.from_url(server.url, decode_responses=True)
-            assert moved.get("k") == "v"
-            moved.close()
-            assert "stays taken" in caplog.text
-        finally:
-            squatter.close()
+    home = tmp_path / "default"
+    prepare_dir(home)
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    port = squatter.getsockname()[1]
+    write_private(home, URL_FILE, f"redis://127.0.0.1:{port}/0?password=kept-password\n")
+    users = open_lock(home / ".users")
+    try:
+        hold_shared(users)  # someone still holds the old URL: the address is kept, not renewed
+        with EmbeddedRedis(tmp_path, start_timeout_s=1) as server:
+            assert server.role == "owner" and server.password == "kept-password" and server.port != port
+            assert (home / URL_FILE).read_text().strip() == server.url
+            assert f"port {port} stays taken" in caplog.text
+    finally:
+        os.close(users)
+        squatter.close()
