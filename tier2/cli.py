@@ -292,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=non_negative, default=1,
                    help="in-process workers running accepted runs (0: only separate `tier2 worker` processes)")
     s.set_defaults(fn=cmd_serve)
-    w = sub.add_parser("worker", help="run accepted runs from the shared Redis (REDIS_URL) until stopped")
+    w = sub.add_parser("worker", help="run accepted runs from the shared Redis (REDIS_URL, else the root's "
+                                      "embedded one) until stopped")
     w.add_argument("--concurrency", type=positive, default=1, help="runs at a time in this process")
     w.add_argument("--name", help="consumer name (default: host-pid-random)")
     w.set_defaults(fn=cmd_worker)
