@@ -124,9 +124,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         app = build_app(settings, url, workers=args.workers)
         found = find_url_file(url, settings.workspaces / ".redis")  # the embedded Redis: its URL has a password
-        more = f"REDIS_URL=$(cat {found})" if found is not None else f"REDIS_URL={redact_url(url)}"
-        print(f"tier2 serve: {args.workers} in-process worker(s); more workers: {more} tier2 worker",
-              file=sys.stderr, flush=True)
+        more = (f"tier2 worker (it finds this root's Redis; its URL: {found})" if found is not None
+                else f"REDIS_URL={redact_url(url)} tier2 worker")
+        print(f"tier2 serve: {args.workers} in-process worker(s); more workers: {more}", file=sys.stderr, flush=True)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
         return 0
 
@@ -141,10 +141,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from tier2.runs.process.worker import Worker
     from tier2.settings.secrets import redact_url
 
-    settings = Settings()
-    if not settings.redis_url:
-        raise BadInput("tier2 worker needs the service's Redis: set REDIS_URL (tier2 serve says where the URL of its "
-                       "embedded Redis is)")
+    settings = Settings()  # no REDIS_URL: the embedded store of TIER2_WORKSPACES, the one `tier2 serve` uses
 
     async def run(url: str) -> int:
         stop = asyncio.Event()
@@ -295,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=non_negative, default=1,
                    help="in-process workers running accepted runs (0: only separate `tier2 worker` processes)")
     s.set_defaults(fn=cmd_serve)
-    w = sub.add_parser("worker", help="run accepted runs from the shared Redis (REDIS_URL) until stopped")
+    w = sub.add_parser("worker", help="run accepted runs from the shared Redis (REDIS_URL, else the root's "
+                                      "embedded one) until stopped")
     w.add_argument("--concurrency", type=positive, default=1, help="runs at a time in this process")
     w.add_argument("--name", help="consumer name (default: host-pid-random)")
     w.set_defaults(fn=cmd_worker)

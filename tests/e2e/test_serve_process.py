@@ -131,7 +131,7 @@ def test_logs_hold_no_run_token_and_no_redis_password(stopped: Stopped) -> None:
     assert "/play/[redacted]/index.html" in stopped.log
     for secret in (*stopped.tokens, stopped.password):
         assert secret not in stopped.log, secret
-    assert "more workers: REDIS_URL=$(cat " in stopped.log  # where the URL is, not the URL
+    assert "more workers: tier2 worker (it finds this root's Redis; its URL: " in stopped.log  # where, not what
 
 
 def test_sigterm_stops_every_child_by_pid(stopped: Stopped) -> None:

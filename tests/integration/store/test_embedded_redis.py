@@ -33,9 +33,11 @@ def test_child_runs_on_loopback_with_aof_and_stops_by_pid(tmp_path: Path) -> Non
         os.kill(pid, 0)
 
 
-def test_second_instance_gets_its_own_data_dir(tmp_path: Path) -> None:
+def test_a_second_instance_uses_the_first_ones_store(tmp_path: Path) -> None:
+    """Issue #27 item 1: one store per root; the second process never gets a private one (tests of the sharing,
+    the take-over and the hostile files: test_one_store.py)."""
     with EmbeddedRedis(tmp_path) as a, EmbeddedRedis(tmp_path) as b:
-        assert a.data_dir != b.data_dir and a.port != b.port
+        assert (a.role, b.role) == ("owner", "user") and a.url == b.url and b.proc is None
     assert [p.name for p in tmp_path.iterdir()] == ["default"]
 
 
