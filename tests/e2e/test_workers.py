@@ -17,7 +17,8 @@ from tier2.testing.cluster import LocalCluster, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis, pytest.mark.browser]
 POTION = "a potion shop tycoon where I brew potions from herbs and sell them to adventurers"
-FAST_LEASES = {"durability": {"lease_ttl_s": 2, "heartbeat_s": 0.5, "max_attempts": 3}}
+# a short lease (a takeover in seconds) with room for a loaded machine: a live worker misses ten beats to lose it
+FAST_LEASES = {"durability": {"lease_ttl_s": 5, "heartbeat_s": 0.5, "max_attempts": 3}}
 
 
 @pytest.fixture

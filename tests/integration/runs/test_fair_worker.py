@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -30,7 +31,8 @@ async def store(redis_url: str):
     await s.close()
 
 
-async def test_one_worker_starts_b_before_as_third_run(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_one_worker_starts_b_before_as_third_run(store: RunStore, monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
     started: list[str] = []
 
     async def trivial_run(rt: Any, req: Any) -> Any:  # a scripted run: starts, ends delivered
@@ -46,7 +48,7 @@ async def test_one_worker_starts_b_before_as_third_run(store: RunStore, monkeypa
     await store.accept_run("b-0", {"status": "queued", "brief": "x", "tenant": "b"}, project_id="pb",
                            dispatch=True, tenant="b")
     security = SecurityConfig(tenants=TenantsConfig(default={"max_running": 1}))
-    rt = SimpleNamespace(store=store, security=security,
+    rt = SimpleNamespace(store=store, security=security, settings=SimpleNamespace(workspaces=tmp_path),
                          policies=SimpleNamespace(snapshot=lambda: Policy(), refused=None))
     worker = Worker(rt, "w1", concurrency=1, block_ms=100)  # type: ignore[arg-type]
     stop = asyncio.Event()

@@ -45,12 +45,13 @@ async def _orphaned(rt: Runtime, c: RunContainer) -> str | None:
 
 async def sweep_run_containers(rt: Runtime) -> list[str]:
     """Remove the run containers of this install's docker daemon that no live attempt owns; the ids removed. Only
-    when the docker kind is allowed and its daemon already answers (a sweep never starts a daemon)."""
+    when the docker kind is allowed and its daemon already answers (a sweep never starts a daemon, and starts no
+    process at all when the private daemon's socket is absent)."""
     sandbox = rt.security.sandbox
     if "docker" not in sandbox.allowed_kinds or docker_client() is None:
         return []
     engine = DockerEngine.shared(rt.settings.workspaces / ".docker", sandbox.docker)
-    if not await asyncio.to_thread(engine.answers):
+    if not engine.may_answer() or not await asyncio.to_thread(engine.answers):
         return []
     try:
         containers = await asyncio.to_thread(engine.run_containers, None, rt.store.keys.prefix)
