@@ -90,15 +90,18 @@ async def thread_details(rt: Runtime, tenant: str, thread_id: str) -> ThreadDeta
 
 
 async def cancel_run(rt: Runtime, tenant: str, run_id: str) -> RunRecord:
-    """Record "cancel requested" (durable flag, record field, event): the worker holding the run stops it within
-    its heartbeat, a queued run stops when a worker takes it. `Conflict` once the run has ended."""
+    """Record "cancel requested" (durable flag, record field, event: one transaction, `RunStore.request_cancel`):
+    the worker holding the run stops it within its heartbeat, a queued run stops when a worker takes it. `Conflict`
+    once the run has ended."""
     record = await require_run(rt.store, tenant, run_id)
     if record.status in TERMINAL_STATUSES:
         raise Conflict(f"run {run_id} already ended: {record.status}")
-    await rt.store.request_cancel(run_id)
-    await rt.store.update_run(run_id, cancel_requested=True)
-    await rt.store.append_event(CancelRequested(run_id=run_id, by=tenant))
-    return record
+    before = await rt.store.request_cancel(run_id, CancelRequested(run_id=run_id, by=tenant))  # one transaction
+    if before is None:
+        raise NotFound("unknown run")
+    if before.status in TERMINAL_STATUSES:
+        raise Conflict(f"run {run_id} already ended: {before.status}")
+    return before
 
 
 def project_dir(record: RunRecord) -> Path:

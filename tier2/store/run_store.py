@@ -194,9 +194,38 @@ class RunStore:
         await self.r.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end "
                           "return 0", 1, self.keys.project_active(project_id), run_id)
 
-    async def request_cancel(self, run_id: str) -> None:
-        """Durable cancel flag; the worker running (or next taking) the run reacts to it."""
-        await self.r.set(self.keys.run_cancel(run_id), "1")
+    async def request_cancel(self, run_id: str, event: Tier2Event | None = None) -> RunRecord | None:
+        """Ask the run to stop, in one transaction: the durable cancel flag (the worker running, or next taking, the
+        run reacts to it), the record's ``cancel_requested`` and ``event`` (if given) are written together or not at
+        all, and only while the run has not ended — the record key is watched, so a run ending meanwhile aborts the
+        write and the retry sees it ended. Returns the record as it was before (None when the run is unknown: nothing
+        written); a terminal record is returned with nothing written."""
+        k = self.keys
+        key = k.run(run_id)
+        try:
+            async with self.r.pipeline(transaction=True) as p:
+                while True:
+                    try:
+                        await p.watch(key)
+                        raw = await p.get(key)
+                        if not raw:
+                            return None
+                        current = load_run_record(raw)
+                        if current.status in TERMINAL:
+                            return current
+                        merged = {**current.dump(), "cancel_requested": True, "updated_at": time.time()}
+                        p.multi()  # type: ignore[no-untyped-call]  # redis-py: Pipeline.multi is unannotated
+                        p.set(k.run_cancel(run_id), "1")
+                        p.set(key, json.dumps(RunRecord.model_validate(merged).dump()))
+                        if event is not None:
+                            await self._append(keys=self._append_keys(run_id), client=p,
+                                               args=[event.model_dump_json(), "", uuid.uuid4().hex])
+                        await p.execute()
+                        return current
+                    except aioredis.WatchError:
+                        continue
+        except (RedisError, OSError) as exc:
+            raise RedisUnavailable(f"cannot cancel run {run_id}: {exc}") from exc
 
     async def cancel_requested(self, run_id: str) -> bool:
         return bool(await self.r.exists(self.keys.run_cancel(run_id)))
@@ -286,14 +315,17 @@ class RunStore:
     async def get_thread_state(self, thread_id: str) -> str | None:
         return opt_text(await self.r.get(self.keys.thread_state(thread_id)))
 
+    def _append_keys(self, run_id: str) -> list[str]:
+        k = self.keys
+        return [k.run_event_seq(run_id), k.run_events(run_id), k.run_channel(run_id), k.run_fence(run_id),
+                k.run_event_tokens(run_id)]
+
     async def append_event(self, event: Tier2Event, fence: Fence | None = None) -> int:
         """Append with the next id of the run; with ``fence``, refused (`StaleLease`) unless still current."""
-        k = self.keys
         rid = event.run_id
         try:
             seq = await self._append(
-                keys=[k.run_event_seq(rid), k.run_events(rid), k.run_channel(rid), k.run_fence(rid),
-                      k.run_event_tokens(rid)],
+                keys=self._append_keys(rid),
                 args=[event.model_dump_json(), str(fence.token) if fence is not None else "", uuid.uuid4().hex],
             )
         except ResponseError as exc:
