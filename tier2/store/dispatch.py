@@ -16,6 +16,13 @@ worker's pending list in the same script. A tenant's backlog therefore waits for
 never delays another tenant by more than one run per tenant ahead of it.
 
 Runs in flight per tenant are a self-healing SET pruned of terminal runs when counted (`store.quotas`).
+
+**Trimming** (`Dispatcher.trim`, after every run a worker acknowledges): an entry is deleted only when all three
+hold — the group has read it, it is acknowledged (pending for no consumer) and its run has ended (record terminal
+or gone). A pending entry (a started run, reclaimable) and an entry the group has not read yet (a new submission)
+are never touched; an inbox entry stays while its run waits in a tenant queue. No lock is needed: an acknowledged
+entry never becomes pending again and an ended run never restarts, so a check that held stays true until the
+delete.
 """
 
 from __future__ import annotations
@@ -29,8 +36,14 @@ from redis.exceptions import ResponseError
 from tier2.events import TERMINAL_STATUSES
 from tier2.store.keys import DISPATCH_GROUP, Keys
 from tier2.store.quotas import LIVE_COUNT_LUA
+from tier2.store.replies import stream_entries
 
-__all__ = ["Dispatcher"]
+__all__ = ["Dispatcher", "TRIM_SCAN"]
+
+#: stream entries one trim reads at most (from the oldest; entries of runs still waiting or running are re-read by
+#: the next trim, so the bound keeps each pass cheap behind a long backlog)
+TRIM_SCAN = 2000
+_TRIM_CHUNK = 200
 
 # KEYS: dispatch stream, tenant ring. ARGV: group, consumer, config JSON (key templates, max_running table).
 # Returns {entry id, run id} for a taken run, or {'', last stream id} when nothing can start now.
@@ -129,3 +142,52 @@ class Dispatcher:
         entry_id, value = await self._take(keys=[self.keys.dispatch(), self.keys.dispatch_tenants()],
                                            args=[DISPATCH_GROUP, consumer, self._cfg])
         return (entry_id, value) if entry_id else None
+
+    async def trim(self, scan: int = TRIM_SCAN) -> int:
+        """Delete the entries nobody needs any more (the rule in the module docstring), reading at most ``scan``
+        from the oldest; how many were deleted."""
+        stream = self.keys.dispatch()
+        groups = await self.r.xinfo_groups(stream)
+        last = next((str(g["last-delivered-id"]) for g in groups if str(g["name"]) == DISPATCH_GROUP), None)
+        if last is None or last == "0-0":
+            return 0
+        deleted, start = 0, "-"
+        while scan > 0:
+            entries = stream_entries(await self.r.xrange(stream, min=start, max=last, count=min(_TRIM_CHUNK, scan)))
+            if not entries:
+                break
+            scan -= len(entries)
+            lo, hi = entries[0][0], entries[-1][0]
+            pending = {str(p["message_id"]) for p in await self.r.xpending_range(
+                stream, DISPATCH_GROUP, min=lo, max=hi, count=len(entries))}
+            acked = [(eid, f.get("run_id", "")) for eid, f in entries if eid not in pending]
+            ended = await self._ended({rid for _, rid in acked if rid})
+            doomed = [eid for eid, rid in acked if not rid or rid in ended]
+            if doomed:
+                deleted += int(await self.r.xdel(stream, *doomed))
+            if len(entries) < _TRIM_CHUNK:
+                break
+            start = f"({hi}"
+        return deleted
+
+    async def _ended(self, run_ids: Collection[str]) -> set[str]:
+        """Of ``run_ids``, those whose record is terminal or gone."""
+        ids = sorted(run_ids)
+        if not ids:
+            return set()
+        async with self.r.pipeline(transaction=False) as p:
+            for rid in ids:
+                p.get(self.keys.run(rid))
+            raws = await p.execute()
+        ended: set[str] = set()
+        for rid, raw in zip(ids, raws, strict=True):
+            if not raw:
+                ended.add(rid)
+                continue
+            try:
+                status = json.loads(raw).get("status")
+            except (ValueError, AttributeError):
+                continue  # unreadable: keep the entry (never delete on doubt)
+            if status in TERMINAL_STATUSES:
+                ended.add(rid)
+        return ended

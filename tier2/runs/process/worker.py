@@ -118,6 +118,10 @@ class Worker:
 
     async def _ack(self, entry_id: str) -> None:
         await self.dispatcher.ack(entry_id)
+        try:  # the stream keeps only what a worker may still need (store.dispatch, "Trimming")
+            await self.dispatcher.trim()
+        except (RedisError, OSError) as exc:
+            log.warning("worker %s: dispatch stream trim failed (%s); the next run's end retries", self.name, exc)
 
     async def _handle(self, entry_id: str, run_id: str) -> None:
         store = self.rt.store
