@@ -108,6 +108,12 @@ class ServiceClient:
     def delivery(self, run_id: str) -> dict[str, Any]:
         return dict(self._call("GET", f"/v1/runs/{_segment(run_id)}/delivery"))
 
+    def design(self, run_id: str) -> dict[str, Any]:
+        return dict(self._call("GET", f"/v1/runs/{_segment(run_id)}/design"))
+
+    def report(self, run_id: str) -> dict[str, Any]:
+        return dict(self._call("GET", f"/v1/runs/{_segment(run_id)}/report"))
+
     def trajectory(self, run_id: str, kind: str | None = None, offset: int = 0, limit: int = 500) -> dict[str, Any]:
         params: list[tuple[str, str | int]] = [("offset", offset), ("limit", limit)]
         params += [("kind", kind)] if kind else []

@@ -1,5 +1,5 @@
 """The service commands of the ``tier2`` command line: ``tier2 submit BRIEF`` and ``tier2 runs
-list|show|events|cancel|delivery|trajectory|plan``, talking to a running service (`tier2.client.api`).
+list|show|events|cancel|delivery|trajectory|plan|export``, talking to a running service (`tier2.client.api`).
 
 Output: people get tables, summaries and the live progress display (`tier2.client.display`; plain lines when
 stdout is not a terminal); ``--json`` gives machines the API's JSON as it is — one document, or for ``runs events``
@@ -19,6 +19,7 @@ from typing import Any
 from tier2.client.api import DEFAULT_URL, ServiceClient
 from tier2.client.args import budget_options, non_negative, positive, positive_seconds, read_brief, usd
 from tier2.client.display import ProgressDisplay
+from tier2.client.export import cmd_export
 from tier2.client.plans import cmd_plan
 from tier2.client.trajectory import cmd_trajectory
 from tier2.errors import BadInput
@@ -305,6 +306,12 @@ def add_service_commands(sub: Any) -> None:
     tr.add_argument("--calls", action="store_true", help="list every call, not only the totals")
     _service_args(tr, "the whole trajectory as JSON, with per-agent totals under \"agents\"")
     tr.set_defaults(fn=cmd_trajectory)
+    ex = rs.add_parser("export", help="copy an ended run (record, events, trajectory, delivery, design, report) to a "
+                       "directory, to keep it past the store's retention")
+    ex.add_argument("run_id")
+    ex.add_argument("--out", metavar="DIR", help="a new or empty directory (default: ./RUN_ID-export)")
+    _service_args(ex, "print the export's manifest (export.json) as JSON")
+    ex.set_defaults(fn=cmd_export)
     pl = rs.add_parser("plan", help="a thread's goal versions and one version's plan diff, nodes, metrics, end")
     pl.add_argument("thread_id")
     pl.add_argument("--version", type=positive, metavar="N", help="this goal version (default: the newest)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,8 @@ __all__ = ["RunDetails", "ThreadDetails", "TrajectoryPage", "cancel_run", "follo
 class RunDetails:
     record: RunRecord
     attempts: list[dict[str, Any]]
+    #: when the run's keys expire (epoch seconds; `tier2.store.retention`), None while it runs or when kept
+    expires_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,9 @@ async def list_runs(rt: Runtime, tenant: str, *, after: Cursor | None = None, st
 
 async def run_details(rt: Runtime, tenant: str, run_id: str) -> RunDetails:
     record = await require_run(rt.store, tenant, run_id)
-    return RunDetails(record, await LeaseStore(rt.store.r, rt.store.keys).attempts(run_id))
+    ttl = int(await rt.store.r.ttl(rt.store.keys.run(run_id)))
+    return RunDetails(record, await LeaseStore(rt.store.r, rt.store.keys).attempts(run_id),
+                      time.time() + ttl if ttl > 0 else None)
 
 
 async def thread_details(rt: Runtime, tenant: str, thread_id: str) -> ThreadDetails:

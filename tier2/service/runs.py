@@ -179,7 +179,8 @@ async def get_thread_plan(
 async def get_run(run_id: str, rt: RuntimeDep, tenant: TenantDep) -> RunView:
     """Status, phase, attempt, cost so far (``usage``), stop reason, and every attempt (worker, outcome)."""
     found = await run_details(rt, tenant, run_id)
-    return public_run(found.record, found.attempts, mask_for(rt.settings, found.record.project_dir))
+    return public_run(found.record, found.attempts, mask_for(rt.settings, found.record.project_dir),
+                      found.expires_at)
 
 
 @router.post("/runs/{run_id}/cancel", status_code=202, response_model=CancelAccepted,

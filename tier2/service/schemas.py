@@ -183,6 +183,8 @@ class RunView(_Out):
     created_at: float | None = None
     updated_at: float | None = None
     finished_at: float | None = None
+    expires_at: float | None = Field(default=None, description="when the run is deleted from the store (its "
+                                     "retention after the end); `tier2 runs export` keeps a copy")
     pause_after: Literal["design"] | None = None
     plan: dict[str, Any] | None = Field(default=None, description="the run's plan nodes (phases, design steps, "
                                         "requirements) with status and evidence")

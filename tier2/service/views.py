@@ -196,7 +196,8 @@ def _json_ready(record: RunRecord, stored_only: bool = False) -> dict[str, Any]:
     return {**data, "schema_version": record.schema_version}
 
 
-def public_run(record: RunRecord | Mapping[str, Any], attempts: list[dict[str, Any]], mask: PathMask) -> RunView:
+def public_run(record: RunRecord | Mapping[str, Any], attempts: list[dict[str, Any]], mask: PathMask,
+               expires_at: float | None = None) -> RunView:
     """The run as its tenant sees it; fields the stored record lacks stay unset (the route leaves them out)."""
     run = record if isinstance(record, RunRecord) else load_run_record(dict(record))
     always = {"run_id": run.run_id, "status": run.status, "phase": run.phase, "brief": run.brief,
@@ -206,7 +207,8 @@ def public_run(record: RunRecord | Mapping[str, Any], attempts: list[dict[str, A
     links = RunLinks(**accepted_links(run.run_id).model_dump(), game=f"{base}/artifacts/dist/index.html",
                      play=f"{base}/play-token")
     shown = [public_attempt(a, mask).model_dump(exclude_unset=True) for a in attempts]
-    return allowed(RunView, {**out, "attempts": shown, "links": links.model_dump()})
+    extra = {"expires_at": expires_at} if expires_at is not None else {}
+    return allowed(RunView, {**out, **extra, "attempts": shown, "links": links.model_dump()})
 
 
 def public_thread(thread: Mapping[str, Any], thread_id: str, runs: list[RunRecord], mask: PathMask) -> ThreadView:

@@ -115,6 +115,14 @@ class RedisConfig(BaseModel):
     start_timeout_s: float = 10.0
 
 
+class RetentionConfig(BaseModel):
+    """How long a run's keys live in Redis after it ends (`tier2.store.retention`; docs/operations.md §20)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    #: seconds after the end; 0 keeps every run until it is deleted by hand
+    run_ttl_s: int = Field(default=30 * 86400, ge=0)
+
+
 class ImportConfig(BaseModel):
     """Limits of POST /v1/projects (`tier2.workspace.importer`), enforced while the upload streams and unpacks."""
 
@@ -153,6 +161,7 @@ class SecurityConfig(BaseModel):
     brief: BriefLimits = BriefLimits()
     browser: BrowserConfig = BrowserConfig()
     redis: RedisConfig = RedisConfig()
+    retention: RetentionConfig = RetentionConfig()
     imports: ImportConfig = ImportConfig()
     tools: ToolsConfig = ToolsConfig()
     secrets: SecretsConfig = SecretsConfig()

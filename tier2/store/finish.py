@@ -39,9 +39,10 @@ from tier2.store.run_store import Fence, RunStore
 
 __all__ = ["FinishResult", "RunEnd", "finish_run"]
 
-# KEYS: run, fence, event seq, events, live channel, event tokens, project marker ('' = none).
+# KEYS: run, fence, event seq, events, live channel, event tokens, project marker ('' = none), then every key of
+#       the run (`Keys.run_retained`).
 # ARGV: token ('' = unfenced), sha1 of the record read ('' = none), record JSON, event JSON, dedup token, run id,
-#       allowed source statuses (' a b '), terminal status.
+#       allowed source statuses (' a b '), terminal status, retention in seconds ('0' = kept until deleted).
 _FINISH = """
 if ARGV[1] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[1] then
   return redis.error_reply('STALE fencing token ' .. ARGV[1])
@@ -61,6 +62,13 @@ redis.call('XADD', KEYS[4], seq .. '-0', 'e', ARGV[4])
 redis.call('PUBLISH', KEYS[5], seq .. ' ' .. ARGV[4])
 local released = 0
 if KEYS[7] ~= '' and redis.call('GET', KEYS[7]) == ARGV[6] then released = redis.call('DEL', KEYS[7]) end
+local ttl = tonumber(ARGV[9])
+if ttl > 0 then  -- at most the retention; a key with its own, shorter life (the lease) keeps it
+  for i = 8, #KEYS do
+    local t = redis.call('TTL', KEYS[i])
+    if t == -1 or t > ttl then redis.call('EXPIRE', KEYS[i], ttl) end
+  end
+end
 return {'finished', seq, ARGV[8], released}
 """
 
@@ -125,9 +133,10 @@ async def finish_run(store: RunStore, run_id: str, end: RunEnd, fence: Fence | N
         try:
             outcome, seq, status, released = await script(
                 keys=[k.run(run_id), k.run_fence(run_id), k.run_event_seq(run_id), k.run_events(run_id),
-                      k.run_channel(run_id), k.run_event_tokens(run_id), marker],
+                      k.run_channel(run_id), k.run_event_tokens(run_id), marker, *k.run_retained(run_id)],
                 args=[str(fence.token) if fence is not None else "", hashlib.sha1(raw.encode()).hexdigest(),  # noqa: S324
-                      json.dumps(record.dump()), event.model_dump_json(), token, run_id, allowed, end.status])
+                      json.dumps(record.dump()), event.model_dump_json(), token, run_id, allowed, end.status,
+                      str(store.retention_s)])
         except ResponseError as exc:
             if "STALE" in str(exc):
                 raise StaleLease(f"run {run_id}: attempt {fence.token if fence else '?'} is no longer current; "

@@ -259,3 +259,14 @@ class Keys:
         before, _, after = getattr(self, method)("\0").partition("\0")
         return before, after
 
+    def run_retained(self, run_id: str) -> list[str]:
+        """Every key of one run (its record and each ``run_*`` family; the live channel is not a key): what the
+        retention bound expires once the run has ended (`tier2.store.retention`). A new ``run_*`` family belongs
+        here (`tests/unit/store/test_keys.py` fails until it is)."""
+        return [self.run(run_id), self.run_events(run_id), self.run_event_seq(run_id), self.run_event_tokens(run_id),
+                self.run_trajectory(run_id), self.run_trajectory_order(run_id), self.run_lease(run_id),
+                self.run_fence(run_id), self.run_attempts(run_id), self.run_cancel(run_id), self.run_commands(run_id),
+                self.run_blocks(run_id), self.run_checkpoints(run_id), self.run_latest(run_id), self.run_ops(run_id),
+                self.run_op_began(run_id), self.run_op_by(run_id), self.run_op_applied(run_id),
+                self.run_budget(run_id), self.run_budget_calls(run_id), self.run_snapshots(run_id),
+                self.run_snap_ops(run_id)]

@@ -1,7 +1,8 @@
 """A tenant's runs, newest first, a page at a time: the per-tenant index (`Keys.tenant_runs`) and its reads.
 
 `RunStore.accept_run` adds every accepted run of a tenant to the index in the same script that writes the record,
-so a listed id always has a record. Pages are keyset-paginated by ``(accepted at, run id)``: a run accepted while a
+so a listed id always has a record until the run's retention ends (`tier2.store.retention`): a page drops the
+entries of expired runs it meets. Pages are keyset-paginated by ``(accepted at, run id)``: a run accepted while a
 client pages never shifts the next page (no duplicate, no skip). Filters (status, text in the brief or the id) are
 applied to the records read, so a page scans at most ``scan`` index entries and says where to continue
 (`RunPage.next`) — a rare filter over a long history costs bounded work per request, never a full scan.
@@ -84,6 +85,9 @@ class RunIndex:
             if not entries:
                 return RunPage(found, None, scanned)
             raws = await self.r.mget([self.keys.run(run_id) for run_id, _ in entries])
+            gone = [run_id for (run_id, _), raw in zip(entries, raws, strict=True) if raw is None]
+            if gone:  # expired (tier2.store.retention): the index forgets them as it meets them
+                await self.r.zrem(key, *gone)
             for (run_id, at), raw in zip(entries, raws, strict=True):
                 scanned += 1
                 last = Cursor(at, run_id)

@@ -133,15 +133,18 @@ class Accepted:
 class RunStore:
     """Async access to run records and events; the client is injected (tests pass their own)."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys | None = None) -> None:
+    def __init__(self, client: aioredis.Redis, keys: Keys | None = None, retention_s: int = 0) -> None:
+        """``retention_s``: how long every key of a run lives after it ends (`tier2.store.retention`; 0: until
+        deleted)."""
         self.r = client
         self.keys = keys or Keys()
+        self.retention_s = retention_s
         self._append = client.register_script(_APPEND)
         self._create = client.register_script(_CREATE)
 
     @classmethod
-    def from_url(cls, url: str, keys: Keys | None = None) -> RunStore:
-        return cls(resilient_client(url), keys)
+    def from_url(cls, url: str, keys: Keys | None = None, retention_s: int = 0) -> RunStore:
+        return cls(resilient_client(url), keys, retention_s)
 
     async def close(self) -> None:
         await self.r.aclose()
@@ -256,7 +259,7 @@ class RunStore:
                         merged = {**current.dump(), **fields, "updated_at": time.time()}
                         record = RunRecord.model_validate(merged).dump()
                         p.multi()  # type: ignore[no-untyped-call]  # redis-py: Pipeline.multi is unannotated
-                        p.set(key, json.dumps(record))
+                        p.set(key, json.dumps(record), keepttl=True)  # an ended run's retention bound stays
                         await p.execute()
                         return record
                     except aioredis.WatchError:

@@ -64,7 +64,8 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     security_hash = security_build_hash(security, pack)
     log.info("security/build config %s (config/security %s, pack %s pins %s), policy %s, chromium %s", security_hash,
              security.source_hash, pack.ref, pack.pins_hash, policy.source_hash, chromium)
-    store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix))
+    store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix),
+                              retention_s=security.retention.run_ttl_s)
     pool = BrowserPool(chromium, security.browser.args, isolation=security.sandbox.isolation)
     key_envs = [r.api_key_env for r in policies.snapshot().models.values() if r.api_key_env]
     redactor = Redactor.from_env(security.secrets.env_patterns, [*key_envs, "TIER2_API_KEYS", "TIER2_STREAM_SECRET"])

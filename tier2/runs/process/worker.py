@@ -42,6 +42,7 @@ from tier2.store.finish import RunEnd, finish_run
 from tier2.store.leases import AttemptOutcome, Lease, LeaseStore
 from tier2.store.lifecycle import is_terminal
 from tier2.store.records import RunRecord
+from tier2.store.retention import RetentionSweep
 from tier2.store.snapshot_gc import SnapshotGC
 
 __all__ = ["Worker", "ensure_group", "worker_name"]
@@ -72,6 +73,7 @@ class Worker:
         """Take runs until ``stop`` is set; then interrupt running attempts (their runs resume elsewhere)."""
         await self.dispatcher.ensure_group()
         await self._collect_snapshots()
+        await self._bound_retention()
         await sweep_run_containers(self.rt)  # executors of attempts that died with an earlier worker
         log.info("worker %s consuming %s", self.name, self.rt.store.keys.dispatch())
         try:
@@ -98,6 +100,18 @@ class Worker:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _bound_retention(self) -> None:
+        """The retention backstop at worker start (`tier2.store.retention`); a failure is logged (the next start
+        retries; runs ending from now on get their bound as they end)."""
+        store = self.rt.store
+        try:
+            swept = await RetentionSweep(store.r, store.keys, store.retention_s).run()
+            if swept.bounded or swept.pruned:
+                log.info("worker %s: retention bound %d ended run(s), dropped %d expired index entries", self.name,
+                         swept.bounded, swept.pruned)
+        except (RedisError, OSError) as exc:
+            log.warning("worker %s: retention sweep failed (%s)", self.name, exc)
 
     async def _collect_snapshots(self) -> None:
         """One snapshot GC pass over every tenant when the worker starts (runs that ended without a session to
