@@ -99,8 +99,8 @@ def _kill(child: subprocess.Popen[str]) -> None:
 
 
 async def _attempt_two_asks(box, tmp_path: Path, redis_url: str, prefix: str, sids: list[str]) -> None:
-    """§2.6 from the new attempt: the ended session's exit code and output, the lost one said lost with what to
-    do by its kind, an id nobody recorded unknown."""
+    """§2.6 from the new attempt: the ended session's exit code and the output attempt 1 had not shown, the lost
+    one said lost with what to do by its kind, an id nobody recorded unknown."""
     client = resilient_client(redis_url)
     try:
         await _ask(CommandSessions(box, tmp_path / "home" / "commands",
@@ -111,7 +111,9 @@ async def _attempt_two_asks(box, tmp_path: Path, redis_url: str, prefix: str, si
 
 async def _ask(sessions: CommandSessions, sids: list[str]) -> None:
     ended = await sessions.poll(sids[0])
-    assert (ended.exit_code, ended.running) == (3, False) and "done-first" in ended.output
+    assert (ended.exit_code, ended.running) == (3, False)
+    assert "done-first" not in ended.output and "were shown before" in ended.output  # attempt 1 saw it: no repeat
+    assert "done-first" in sessions.page(sids[0])
     assert "ended in attempt 1 with exit code 3" in ended.text()
     lost = await sessions.poll(sids[1])
     assert not lost.running and lost.exit_code is None and "tick" in lost.output

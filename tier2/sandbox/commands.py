@@ -7,7 +7,9 @@ stdin, or interrupt it; the exit code is reported once it ends. What a call show
 `CommandSessions.page`.
 
 **Across attempts** (seed 000 §2.6), with a `CommandJournal` (`tier2.store.commands`): a session an earlier attempt
-started is answered from its record and its log (the logs of every attempt of a run share one directory): ended →
+started is answered from its record and its log (the logs of every attempt of a run share one directory), from
+where the output shown to the model stopped (the journal keeps that offset on every read: nothing repeated, nothing
+skipped; the whole log stays pageable with BashLog): ended →
 its exit code and output; still running when its attempt died → *lost* (its executor was stopped at the hand-over),
 with its output until then and what to do by the command's kind (a build, test or read-only command can simply be
 re-run; one that changes files: look at the project first); no record → *unknown*, said as such, never guessed.
@@ -49,6 +51,8 @@ class CommandJournal(Protocol):
     async def ended(self, sid: str, exit_code: int | None, *, stopped: bool = False) -> None: ...
 
     async def lookup(self, sid: str) -> dict[str, Any] | None: ...
+
+    async def shown(self, sid: str, chars: int) -> None: ...
 
 
 def rerun_advice(command: str) -> str:
@@ -224,13 +228,15 @@ class CommandSessions:
                 await self._journal("stopped" if self._closing else "ended", session.id, session.proc.returncode)
 
     async def _journal(self, what: str, sid: str, arg: str | int | None) -> None:
-        """Record a session's start or end; a store that cannot be written leaves it unknown to later attempts
-        (logged), never the command failed."""
+        """Record a session's start, end or the output shown so far; a store that cannot be written leaves it
+        unknown to later attempts (logged), never the command failed."""
         if self.journal is None:
             return
         try:
             if what == "started":
                 await self.journal.started(sid, str(arg))
+            elif what == "shown":
+                await self.journal.shown(sid, int(arg or 0))
             else:
                 await self.journal.ended(sid, arg if isinstance(arg, int) else None, stopped=what == "stopped")
         except Exception:  # noqa: BLE001 - a store outage must not fail the command
@@ -259,18 +265,25 @@ class CommandSessions:
             text = self._earlier_log(sid).read_text(errors="replace")
         except UnknownSession:
             text = ""
-        limit = self.config.output_chars
-        shown = text if len(text) <= limit else f"[... {len(text) - limit} characters before]\n" + text[-limit:]
+        before = record.get("shown")
+        start = before if isinstance(before, int) and 0 <= before <= len(text) else 0
+        new, limit = text[start:], self.config.output_chars
+        cut = max(0, len(new) - limit)
+        shown = new if not cut else f"[... {cut} characters before; the full log: BashLog session_id={sid!r}]\n" + \
+            new[-limit:]
+        if start:
+            shown = (f"[the first {start} characters of its output were shown before; BashLog "
+                     f"session_id={sid!r} pages the whole log]\n{shown}")
+        await self._journal("shown", sid, len(text))  # a second look shows only what is new (nothing, once ended)
         if record.get("state") == "stopped":
-            return CommandReport(sid, command, shown, False, None, 0, max(0, len(text) - limit), len(text),
+            return CommandReport(sid, command, shown, False, None, 0, cut, len(text),
                                  earlier=f"stopped when attempt {attempt} ended (its worker shut down) before it "
                                          f"finished — {rerun_advice(command)}")
         if record.get("state") == "exited":
             code = record.get("exit_code")
-            return CommandReport(sid, command, shown, False, code if isinstance(code, int) else None, 0,
-                                 max(0, len(text) - limit), len(text),
-                                 earlier=f"ended in attempt {attempt} with exit code {code}")
-        return CommandReport(sid, command, shown, False, None, 0, max(0, len(text) - limit), len(text),
+            return CommandReport(sid, command, shown, False, code if isinstance(code, int) else None, 0, cut,
+                                 len(text), earlier=f"ended in attempt {attempt} with exit code {code}")
+        return CommandReport(sid, command, shown, False, None, 0, cut, len(text),
                              earlier=f"lost: it was still running when attempt {attempt}'s worker stopped; its "
                                      f"processes were stopped before this attempt began, so it never finished — "
                                      f"{rerun_advice(command)}")
@@ -282,6 +295,7 @@ class CommandSessions:
         text = session.log.read_text(errors="replace")
         new = text[session.shown:]
         session.shown = len(text)
+        await self._journal("shown", session.id, session.shown)
         limit = self.config.output_chars
         truncated = 0
         if len(new) > limit:

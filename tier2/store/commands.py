@@ -3,8 +3,9 @@ model asks about a session an earlier attempt started.
 
 Each session is one field of ``Keys.run_commands`` (session id -> JSON: ``command``, ``attempt``, ``state``
 — ``running``, ``exited``, or ``stopped`` with its attempt by a worker shutting down —, ``started_at``,
-``ended_at``, ``exit_code``). The attempt that runs the command writes it when the command starts and when it
-ends; a session still ``running`` in the record of an earlier attempt lost its executor with that attempt (the
+``ended_at``, ``exit_code``), plus a field ``<session id>#shown``: how many characters of its log the model has
+been shown so far (any attempt), so a later attempt continues the output where it stopped — no repeat, no gap.
+The attempt that runs the command writes the record when the command starts and when it ends; a session still ``running`` in the record of an earlier attempt lost its executor with that attempt (the
 hand-over stopped it: `tier2.runs.process.handover`). A record that cannot be read stays unknown — never guessed.
 """
 
@@ -38,9 +39,18 @@ class CommandRecords:
         record.update(state="stopped" if stopped else "exited", exit_code=exit_code, ended_at=time.time())
         await self.r.hset(self.key, sid, json.dumps(record))
 
+    async def shown(self, sid: str, chars: int) -> None:
+        """The model has been shown the first ``chars`` characters of the session's log (its own field: never
+        racing the record's start/end writes)."""
+        await self.r.hset(self.key, f"{sid}#shown", str(int(chars)))
+
     async def lookup(self, sid: str) -> dict[str, Any] | None:
-        raw = await self.r.hget(self.key, sid)
+        raw, shown = await self.r.hmget(self.key, [sid, f"{sid}#shown"])
         if not raw:
             return None
         record = json.loads(raw)
-        return record if isinstance(record, dict) else None
+        if not isinstance(record, dict):
+            return None
+        if shown is not None and str(shown).isdigit():
+            record["shown"] = int(shown)
+        return record

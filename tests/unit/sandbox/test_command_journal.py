@@ -14,8 +14,10 @@ from tier2.sandbox.commands import rerun_advice
 
 
 class _Journal:
-    def __init__(self, records: dict[str, dict[str, Any]], attempt: int) -> None:
+    def __init__(self, records: dict[str, dict[str, Any]], attempt: int,
+                 shown_at: dict[str, int] | None = None) -> None:
         self.records, self.attempt = records, attempt
+        self.shown_at = shown_at if shown_at is not None else {}
 
     async def started(self, sid: str, command: str) -> None:
         self.records[sid] = {"command": command, "attempt": self.attempt, "state": "running"}
@@ -23,8 +25,13 @@ class _Journal:
     async def ended(self, sid: str, exit_code: int | None, *, stopped: bool = False) -> None:
         self.records[sid].update(state="stopped" if stopped else "exited", exit_code=exit_code)
 
+    async def shown(self, sid: str, chars: int) -> None:
+        self.shown_at[sid] = chars
+
     async def lookup(self, sid: str) -> dict[str, Any] | None:
-        return self.records.get(sid)
+        record = self.records.get(sid)
+        return None if record is None else {**record, **({"shown": self.shown_at[sid]} if sid in self.shown_at
+                                                          else {})}
 
 
 class _Broken(_Journal):
@@ -72,3 +79,27 @@ async def test_a_later_attempt_answers_for_earlier_sessions(tmp_path: Path) -> N
             await later.poll(bad)
     with pytest.raises(UnknownSession, match="unknown"):
         await CommandSessions(box, logs, journal=_Broken(records, 2)).poll("c9-abcd")
+
+
+async def test_a_later_attempt_continues_the_output_where_the_model_stopped(tmp_path: Path) -> None:
+    """Attempt 1 showed the first line while the command ran; it ended unseen; attempt 2 shows only the rest."""
+    project, logs = tmp_path / "game", tmp_path / "home" / "commands" / "r-1"
+    project.mkdir()
+    records: dict[str, dict[str, Any]] = {}
+    shown: dict[str, int] = {}
+    box = make_sandbox("local", project, tmp_path / "home")
+    first = CommandSessions(box, logs, journal=_Journal(records, 1, shown))
+    report = await first.start("echo line-one; read go; echo line-two; exit 3", wait_s=2)
+    assert report.running and "line-one" in report.output and shown[report.session_id] == len("line-one\n")
+    done = await first.poll(report.session_id, stdin="x\n", wait_s=30)  # ends, but attempt 1 never reads it:
+    assert not done.running                                           # roll its offset back to the first read
+    shown[report.session_id] = len("line-one\n")
+    later = CommandSessions(box, logs, journal=_Journal(records, 2, shown))
+    again = await later.poll(report.session_id)
+    assert again.exit_code == 3 and "line-two" in again.output and "line-one" not in again.output
+    assert "first 9 characters of its output were shown before" in again.output
+    assert shown[report.session_id] == len("line-one\nline-two\n")   # recorded as seen in attempt 2
+    third = await CommandSessions(box, logs, journal=_Journal(records, 3, shown)).poll(report.session_id)
+    assert "line-one" not in third.output and "line-two" not in third.output  # nothing repeated
+    assert "line-one" in later.page(report.session_id)                # the whole log stays pageable
+    await first.close()
