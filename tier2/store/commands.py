@@ -5,8 +5,9 @@ Each session is one field of ``Keys.run_commands`` (session id -> JSON: ``comman
 — ``running``, ``exited``, or ``stopped`` with its attempt by a worker shutting down —, ``started_at``,
 ``ended_at``, ``exit_code``), plus a field ``<session id>#shown``: how many characters of its log the model has
 been shown so far (any attempt), so a later attempt continues the output where it stopped — no repeat, no gap.
-The attempt that runs the command writes the record when the command starts and when it ends; a session still ``running`` in the record of an earlier attempt lost its executor with that attempt (the
-hand-over stopped it: `tier2.runs.process.handover`). A record that cannot be read stays unknown — never guessed.
+The attempt that runs the command writes the record when the command starts and when it ends; a session still
+``running`` in the record of an earlier attempt lost its executor with that attempt (the hand-over stopped it:
+`tier2.runs.process.handover`). A record that cannot be read stays unknown — never guessed.
 """
 
 from __future__ import annotations
