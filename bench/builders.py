@@ -67,7 +67,7 @@ def _node_play(genre: Genre, tables: dict[str, Any], policy: Any, limit: int, wo
 
 
 def bench_genre(genre: Genre, n: int, seed: int, node: bool, work: Path) -> dict[str, Any]:
-    mirror = getattr(genre.module("builder"), "MIRROR", None)
+    mirror = genre.code.mirror
     row: dict[str, Any] = {"genre": genre.id, "briefs": n, "refused": 0, "data_gate_failures": 0,
                            "latch": "mirror" if mirror else ("node" if node and genre.id in _NODE else "-"),
                            "latch_failures": 0, "examples": []}

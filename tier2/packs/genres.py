@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import inspect
 import json
 import re
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -27,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tier2.errors import PackError
 from tier2.lexis import without_injections
+from tier2.packs.interface import GenreCode, ProbePolicy, bind_genre_code
 from tier2.packs.knobs import Applied, Knob, KnobChange, apply_knob_changes, path_values
 
 __all__ = ["Genre", "GenreSpec", "Knob", "ObserveRule", "ProbeBounds", "ProbePolicy", "RequirementTemplate",
@@ -34,9 +33,8 @@ __all__ = ["Genre", "GenreSpec", "Knob", "ObserveRule", "ProbeBounds", "ProbePol
 
 GENRE_ID = re.compile(r"^[a-z][a-z0-9_]{1,31}$")
 _TABLE = re.compile(r"^[a-z][a-z0-9_]*\.json$")
-#: a genre probe's ``win_action`` / ``lose_action``: (state, actions, tables) -> action name | (name, frames) | None
-#: (what it returns is checked where it is played: `tier2.validators.latch.decide`)
-ProbePolicy = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], Any]
+#: a genre probe's ``win_action`` / ``lose_action`` (`tier2.packs.interface`): (state, actions, tables) -> action
+#: name | (name, frames) | None (what it returns is checked where it is played: `tier2.validators.latch.decide`)
 
 
 class ObserveRule(BaseModel):
@@ -112,7 +110,9 @@ class Genre:
     def apply_changes(self, tables: dict[str, Any], changes: list[KnobChange], brief: str = "") -> Applied:
         """The ``knob`` changes applied to built ``tables`` and re-held by the builder's own gates
         (`tier2.packs.knobs.apply_knob_changes`); ``brief``: the game's brief, which seeds a new level's layout."""
-        return apply_knob_changes(self.id, self.spec.adjust, self.module("builder"), tables, changes, brief)
+        code = self.code
+        return apply_knob_changes(self.id, self.spec.adjust, code.adjust_count, code.hold_tables, tables, changes,
+                                  brief)
 
     def schema(self, table: str) -> dict[str, Any]:
         return dict(json.loads((self.schemas_dir / table.replace(".json", ".schema.json")).read_text()))
@@ -167,34 +167,28 @@ class Genre:
         self._modules[name] = mod
         return mod
 
+    @cached_property
+    def code(self) -> GenreCode:
+        """The genre's Python hooks, imported and checked against the genre interface (`tier2.packs.interface`);
+        `PackError` with every reason when it does not meet it."""
+        return bind_genre_code(self.id, self.module)
+
     def build_tables(self, brief: str) -> dict[str, Any]:
         """The offline builder's tables for ``brief`` (every ``data_tables`` entry); a prompt-injection clause of the
         brief is blanked first (`tier2.lexis.without_injections`), so none of its words becomes a title or a name."""
-        mod = self.module("builder")
-        if mod is None or not hasattr(mod, "build_tables"):
-            raise PackError(f"genre {self.id} has no builder.build_tables")
-        tables = dict(mod.build_tables(without_injections(brief)))  # injected text names nothing in a game
+        tables = dict(self.code.build_tables(without_injections(brief)))  # injected text names nothing in a game
         missing = [t for t in self.spec.data_tables if t not in tables]
         if missing:
             raise PackError(f"genre {self.id}: builder returned no {', '.join(missing)}")
         return tables
 
     def check_tables(self, tables: dict[str, Any], options: dict[str, Any] | None = None) -> list[Any]:
-        """The genre's own data checks (``checks.check_tables(tables[, options])``); [] when it has none."""
-        mod = self.module("checks")
-        fn = getattr(mod, "check_tables", None) if mod is not None else None
-        if fn is None:
-            return []
-        takes_options = len(inspect.signature(fn).parameters) >= 2
-        return list(fn(tables, options or {}) if takes_options else fn(tables))
+        """The genre's own data checks (``checks.check_tables(tables, options)``); [] when it has none."""
+        fn = self.code.check_tables
+        return [] if fn is None else list(fn(tables, options or {}))
 
     def probe_fns(self) -> tuple[ProbePolicy, ProbePolicy]:
-        mod = self.module("probe")
-        if mod is None or not hasattr(mod, "win_action") or not hasattr(mod, "lose_action"):
-            raise PackError(f"genre {self.id} has no probe.win_action/lose_action")
-        win: ProbePolicy = mod.win_action
-        lose: ProbePolicy = mod.lose_action
-        return win, lose
+        return self.code.win_action, self.code.lose_action
 
 
 def _load_one(root: Path, pack_id: str) -> Genre:
@@ -214,6 +208,7 @@ def _load_one(root: Path, pack_id: str) -> Genre:
         if not (genre.schemas_dir / table.replace(".json", ".schema.json")).is_file():
             raise PackError(f"genre {spec.id}: no schema for {table} in {genre.schemas_dir}")
     _check_knobs(genre)
+    genre.code  # noqa: B018 - the genre interface, checked as the pack loads: a genre missing a hook is refused
     return genre
 
 

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tier2.errors import Tier2Error
+
+#: a builder's ``adjust_count(tables, knob_id, n, brief)`` and ``hold_tables(tables)`` (`tier2.packs.interface`)
+AdjustCount = Callable[[dict[str, Any], str, int, str], Mapping[str, Any]]
+HoldTables = Callable[[dict[str, Any]], Mapping[str, Any]]
 
 __all__ = ["Applied", "Knob", "KnobChange", "KnobEdit", "apply_knob_changes", "knob_values", "path_values"]
 
@@ -202,10 +205,12 @@ def _fmt(x: float) -> str:
 
 # --- applying ---------------------------------------------------------------------------------------------------------
 
-def apply_knob_changes(genre_id: str, knobs: Iterable[Knob], builder: ModuleType | None, tables: dict[str, Any],
-                       changes: Iterable[KnobChange], brief: str = "") -> Applied:
+def apply_knob_changes(genre_id: str, knobs: Iterable[Knob], adjust_count: AdjustCount | None,
+                       hold_tables: HoldTables, tables: dict[str, Any], changes: Iterable[KnobChange],
+                       brief: str = "") -> Applied:
     """Apply the ``knob`` changes of ``changes`` (others are ignored: a theme or genre change is not a number) to a
-    deep copy of ``tables`` and re-hold them with the builder's ``hold_tables`` (see the module doc)."""
+    deep copy of ``tables`` and re-hold them with the builder's ``hold_tables`` (see the module doc); the builder's
+    hooks come bound (`tier2.packs.interface.GenreCode`)."""
     by_id = {k.id: k for k in knobs}
     out = copy.deepcopy(tables)
     edits: list[KnobEdit] = []
@@ -234,11 +239,10 @@ def apply_knob_changes(genre_id: str, knobs: Iterable[Knob], builder: ModuleType
             clamps += [clamp] if clamp else []
             if new == old:
                 continue
-            hook = getattr(builder, "adjust_count", None) if builder is not None else None
-            if hook is None:
+            if adjust_count is None:
                 return refuse(f"the {genre_id} builder cannot change {knob.what} (no adjust_count hook)")
             try:
-                out = dict(hook(out, knob.id, int(new), brief))
+                out = dict(adjust_count(out, knob.id, int(new), brief))
             except (ValueError, Tier2Error) as exc:
                 return refuse(f"{knob.what} cannot be {int(new)}: {exc}")
             edits.append(KnobEdit(knob.id, knob.table, knob.path, old, int(new)))
@@ -253,11 +257,8 @@ def apply_knob_changes(genre_id: str, knobs: Iterable[Knob], builder: ModuleType
                 edits.append(KnobEdit(knob.id, knob.table, at, old, new))
     if not edits:
         return Applied(tables=tables, clamps=clamps)
-    hold = getattr(builder, "hold_tables", None) if builder is not None else None
-    if hold is None:
-        return refuse(f"the {genre_id} builder has no hold_tables: changed tables cannot be checked")
     try:
-        held = dict(hold(out))
+        held = dict(hold_tables(out))
     except Tier2Error as exc:
         failures = [str(f) for f in getattr(exc, "failures", [str(exc)])]
         return refuse("the changed game no longer passes its gates: " + "; ".join(failures)[:400], failures)

@@ -42,7 +42,7 @@ class CommandRecords:
 
     async def shown(self, sid: str, chars: int) -> None:
         """The model has been shown the first ``chars`` characters of the session's log (its own field: never
-        racing the record's start/end writes)."""
+        overwritten by the record's start/end writes)."""
         await self.r.hset(self.key, f"{sid}#shown", str(int(chars)))
 
     async def lookup(self, sid: str) -> dict[str, Any] | None:

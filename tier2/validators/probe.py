@@ -149,8 +149,7 @@ async def _actions(s: GameSession, controls: dict[str, Any], genre: Genre | None
     if isinstance(raw, dict):
         return {str(k): v for k, v in raw.items() if isinstance(v, dict) and isinstance(v.get("keys"), list)
                 and v["keys"] and all(isinstance(k, str) and 0 < len(k) <= 32 for k in v["keys"])}
-    mod = genre.module("probe") if genre else None
-    convert = getattr(mod, "actions_from_controls", None)
+    convert = genre.code.actions_from_controls if genre else None
     return dict(convert(controls)) if convert is not None else {}
 
 

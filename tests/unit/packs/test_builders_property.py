@@ -35,7 +35,7 @@ def test_the_generator_covers_every_genre_and_is_seeded() -> None:
 @pytest.mark.parametrize("genre", sorted(PACK.genres))
 def test_built_tables_pass_the_gates(genre: str) -> None:
     g = PACK.genres[genre]
-    mirror = getattr(g.module("builder"), "MIRROR", None)
+    mirror = g.code.mirror
     failures: list[str] = []
     for i, brief in enumerate(generated_briefs(g, N_BRIEFS)):
         tables: dict[str, Any] = g.build_tables(brief)

@@ -108,7 +108,7 @@ def _result(cid: str, passed: bool, summary: str, findings: list[str]) -> dict[s
     return {"id": cid, "passed": passed, "summary": summary, "findings": findings}
 
 
-def check_tables(tables: dict[str, Any]) -> list[dict[str, Any]]:
+def check_tables(tables: dict[str, Any], options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     problems = _shape_problems(tables)
     if problems:
         return [_result("goal_reachable", False, "the economy tables cannot be played", problems),

@@ -124,7 +124,7 @@ def _fair(mazes: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
             f"{len(findings)} fairness problem(s)", "findings": findings}
 
 
-def check_tables(tables: dict[str, Any]) -> list[dict[str, Any]]:
+def check_tables(tables: dict[str, Any], options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     problems = shape_problems(tables)
     if problems:
         return [{"id": cid, "passed": False, "summary": "the mazes cannot be read as grids", "findings": problems}

@@ -52,7 +52,7 @@ def _coin_problems(g: Any, reached: set[int], lv: Any, ph: Any, radius: float, n
     return out
 
 
-def check_tables(tables: dict[str, Any]) -> list[dict[str, Any]]:
+def check_tables(tables: dict[str, Any], options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """``[{id, passed, summary, findings}]`` for the level tables (see the module doc)."""
     sim = routes.sim
     levels: dict[str, Any] = tables.get("levels.json") or {}

@@ -11,5 +11,5 @@ from tier2.validators.data import check_tier2_tables
 __all__ = ["check_tables"]
 
 
-def check_tables(tables: dict[str, Any], options: dict[str, Any]) -> list[ValidationResult]:
-    return check_tier2_tables(tables, strict_acyclic=bool(options.get("strict_acyclic")))
+def check_tables(tables: dict[str, Any], options: dict[str, Any] | None = None) -> list[ValidationResult]:
+    return check_tier2_tables(tables, strict_acyclic=bool((options or {}).get("strict_acyclic")))
