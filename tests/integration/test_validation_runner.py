@@ -50,7 +50,7 @@ async def test_a_contract_1_game_still_validates_played_as_the_default_genre(poo
                                                                            tmp_path: Path) -> None:
     hook = template_copy / "src/hook.js"
     _edit(hook, "    contract: 2,", "    contract: 1,")
-    _edit(hook, "    genre: 'shop',\n    template: 'shop',\n", "")
+    _edit(hook, "    genre: GENRE,\n    template: GENRE,\n", "")
     _edit(hook, "    actions: () => JSON.parse(JSON.stringify(actions)),\n", "")
     report = await _validate(pool, pack, template_copy, tmp_path)
     assert report.passed, report.feedback()

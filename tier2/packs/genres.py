@@ -27,6 +27,7 @@ from tier2.errors import PackError
 from tier2.lexis import without_injections
 from tier2.packs.interface import GenreCode, ProbePolicy, bind_genre_code
 from tier2.packs.knobs import Applied, Knob, KnobChange, apply_knob_changes, path_values
+from tier2.packs.templates import compose_template
 
 __all__ = ["Genre", "GenreSpec", "Knob", "ObserveRule", "ProbeBounds", "ProbePolicy", "RequirementTemplate",
            "load_genres"]
@@ -85,15 +86,19 @@ class Genre:
     spec: GenreSpec
     root: Path
     pack_id: str
+    #: the pack's shared template parts (``<pack>/common/template``), None when it has none
+    common: Path | None = None
     _modules: dict[str, ModuleType] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def id(self) -> str:
         return self.spec.id
 
-    @property
+    @cached_property
     def template_dir(self) -> Path:
-        return self.root / "template"
+        """The whole template: the pack's ``common/template`` overlaid by the genre's own ``template/``
+        (`tier2.packs.templates`); read-only."""
+        return compose_template(f"{self.pack_id}-{self.id}", self.root / "template", self.common)
 
     @property
     def schemas_dir(self) -> Path:
@@ -191,7 +196,7 @@ class Genre:
         return self.code.win_action, self.code.lose_action
 
 
-def _load_one(root: Path, pack_id: str) -> Genre:
+def _load_one(root: Path, pack_id: str, common: Path | None) -> Genre:
     path = root / "genre.yaml"
     try:
         spec = GenreSpec(**(yaml.safe_load(path.read_text()) or {}))
@@ -199,7 +204,7 @@ def _load_one(root: Path, pack_id: str) -> Genre:
         raise PackError(f"invalid genre manifest {path}: {exc}") from exc
     if spec.id != root.name:
         raise PackError(f"{path}: id {spec.id!r} does not match directory {root.name!r}")
-    genre = Genre(spec=spec, root=root, pack_id=pack_id)
+    genre = Genre(spec=spec, root=root, pack_id=pack_id, common=common)
     for table in spec.data_tables:
         if not _TABLE.match(table):
             raise PackError(f"genre {spec.id}: bad table name {table!r}")
@@ -236,12 +241,14 @@ def _check_knobs(genre: Genre) -> None:
 
 
 def load_genres(genres_dir: Path, pack_id: str) -> dict[str, Genre]:
-    """Every ``<genres_dir>/<id>/genre.yaml``, by id (sorted)."""
+    """Every ``<genres_dir>/<id>/genre.yaml``, by id (sorted); their templates over the pack's
+    ``common/template`` (beside ``genres_dir``) when it has one."""
     if not genres_dir.is_dir():
         raise PackError(f"pack {pack_id}: genres dir {genres_dir} missing")
     out = {}
+    common = genres_dir.parent / "common" / "template"
     for root in sorted(p for p in genres_dir.iterdir() if (p / "genre.yaml").is_file()):
-        genre = _load_one(root, pack_id)
+        genre = _load_one(root, pack_id, common if common.is_dir() else None)
         out[genre.id] = genre
     if not out:
         raise PackError(f"pack {pack_id}: no genre in {genres_dir}")

@@ -3,6 +3,7 @@
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
 const ID = /^[a-z][a-z0-9_]*$/;
+export const GENRE = 'clicker'; // the hook's genre and template id (src/hook.js, shared by the pack)
 export const BUY_KEYS = ['Digit1', 'Digit2', 'Digit3', 'Digit4', 'Digit5', 'Digit6', 'Digit7', 'Digit8', 'Digit9'];
 export const START_KEYS = ['Enter'];
 export const CLICK_KEYS = ['Space'];

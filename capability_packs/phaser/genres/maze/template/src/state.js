@@ -4,6 +4,7 @@
 // one cell every rules.enemy_step_ms of level time, so where an enemy is depends on the level clock only.
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
+export const GENRE = 'maze'; // the hook's genre and template id (src/hook.js, shared by the pack)
 export const START_KEYS = ['Enter', 'Space'];
 export const ABANDON_KEYS = ['Escape'];
 export const MOVES = {

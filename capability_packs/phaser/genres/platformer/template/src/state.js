@@ -2,6 +2,8 @@
 // only arrives through tick(state, tables, dtMs, input). Every gameplay number comes from data/*.json.
 import { bodyAtStart, stepBody, bodyOutcome, touchesCoin } from './physics.js';
 
+export const GENRE = 'platformer'; // the hook's genre and template id (src/hook.js, shared by the pack)
+export const actionsFor = () => JSON.parse(JSON.stringify(ACTIONS));
 export { validateTables } from './tables.js';
 
 // The one start-key constant: Menu and GameOver listen to it, the hook reports it.

@@ -7,6 +7,7 @@
 // Won: score >= target (checked after each swap). Lost: no moves left below the target.
 import { randInt, dealBoard, findRuns, swapCells, collapse, hasMove } from './board.js';
 
+export const GENRE = 'puzzle'; // the hook's genre and template id (src/hook.js, shared by the pack)
 export const START_KEYS = ['Enter', 'Space'];
 export const ACTIONS = {
   start: { keys: START_KEYS, label: 'start' },
@@ -37,6 +38,8 @@ export function controlRows() {
 export const startLine = () => `Press ${START_KEYS.map(keyName).join(' or ')} (or click) to play`;
 
 // __TIER2__.controls(): {action: [keys]}.
+export const actionsFor = () => Object.fromEntries(Object.entries(ACTIONS).map(([a, v]) => [a, { keys: [...v.keys], label: v.label }]));
+
 export function controlsFor() {
   return Object.fromEntries(Object.entries(ACTIONS).map(([a, v]) => [a, [...v.keys]]));
 }

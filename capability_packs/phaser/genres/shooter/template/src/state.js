@@ -1,6 +1,7 @@
 // Pure game rules of the arcade shooter (contract 2). No Phaser import, no DOM: plain data that can be snapshotted,
 // unit-tested and reasoned about. Every gameplay number comes from the data tables; the arena geometry below is the
 // 800×600 screen layout shared with the Play scene.
+export const GENRE = 'shooter'; // the hook's genre and template id (src/hook.js, shared by the pack)
 export { validateTables } from './tables.js';
 
 export const ARENA = { w: 800, h: 600, top: 44, bottom: 568, playerY: 528, margin: 8, fireGap: 140 };

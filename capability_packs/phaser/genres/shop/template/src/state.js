@@ -5,6 +5,7 @@
 const HEX = /^#[0-9a-fA-F]{6}$/;
 const BUY_KEYS = ['Digit1', 'Digit2', 'Digit3', 'Digit4', 'Digit5', 'Digit6', 'Digit7', 'Digit8', 'Digit9'];
 const CRAFT_KEYS = ['KeyQ', 'KeyW', 'KeyE', 'KeyR', 'KeyT', 'KeyY', 'KeyU', 'KeyI', 'KeyO'];
+export const GENRE = 'shop'; // the hook's genre and template id (src/hook.js, shared by the pack)
 export const START_KEYS = ['Space', 'Enter'];
 export const DELIVER_KEYS = ['Space', 'Enter'];
 export const ABANDON_KEYS = ['Escape'];

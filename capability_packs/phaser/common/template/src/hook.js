@@ -1,14 +1,16 @@
 // window.__TIER2__: the test hook of contract 2 (see the pack's docs/genre-kit.md). Never add other hooks.
+// Shared by every genre of the pack: what is the genre's comes from its state.js (GENRE, snapshot, controlsFor,
+// actionsFor).
 import Phaser from 'phaser';
 import { assetReport } from './assets.js';
-import { snapshot, controlsFor, ACTIONS } from './state.js';
+import { GENRE, snapshot, controlsFor, actionsFor } from './state.js';
 
 const SCENE_KEYS = ['Boot', 'Preload', 'Menu', 'Play', 'GameOver'];
 const FRAME_MS = 1000 / 60;
 
 export function installHook(game, tables) {
-  const controls = controlsFor();
-  const actions = JSON.parse(JSON.stringify(ACTIONS));
+  const controls = controlsFor(tables);
+  const actions = actionsFor(tables);
 
   function scene() {
     const mgr = game.scene;
@@ -26,7 +28,8 @@ export function installHook(game, tables) {
       clock.advance(step);
       return game.loop.frame;
     }
-    // No virtual clock: drive the loop by hand with manual timestamps.
+    // No virtual clock: drive the loop by hand with manual timestamps
+    // (TimeStep.step(t) calls game.step(t, delta) and counts the frame).
     const loop = game.loop;
     if (!loop || !loop.started) return loop ? loop.frame : 0;
     let t = Math.max(loop.lastTime || 0, window.performance.now());
@@ -40,8 +43,8 @@ export function installHook(game, tables) {
   window.__TIER2__ = {
     contract: 2,
     pack: 'phaser',
-    genre: 'platformer',
-    template: 'platformer',
+    genre: GENRE,
+    template: GENRE,
     phaserVersion: Phaser.VERSION,
     game,
     scene,

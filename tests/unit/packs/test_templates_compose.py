@@ -1,0 +1,52 @@
+"""Composing a template: the genre's files over the pack's common ones, one cache directory per content, built
+whole or not at all, never from links, never in a cache another user owns."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tier2.errors import PackError
+from tier2.packs.templates import compose_template
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_genre_files_win_and_the_result_is_cached_by_content(tmp_path: Path) -> None:
+    common = _tree(tmp_path / "common", {"index.html": "shared", "src/hook.js": "hook", "dist/x.js": "built"})
+    genre = _tree(tmp_path / "genre", {"index.html": "mine", "src/state.js": "state"})
+    cache = tmp_path / "cache"
+    out = compose_template("p-g", genre, common, cache)
+    got = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
+    assert got == {"index.html": "mine", "src/hook.js": "hook", "src/state.js": "state"}  # no build output
+    assert compose_template("p-g", genre, common, cache) == out           # same content: same directory
+    (common / "src/hook.js").write_text("hook v2")
+    changed = compose_template("p-g", genre, common, cache)
+    assert changed != out and (changed / "src/hook.js").read_text() == "hook v2"
+    assert (out / "src/hook.js").read_text() == "hook"                    # an earlier composition is untouched
+    assert [p.name for p in cache.iterdir() if p.name.startswith(".")] == []  # no staging left behind
+    assert compose_template("p-g", genre, None, cache) != out              # no common: only the genre's files
+
+
+def test_links_and_a_foreign_cache_are_refused(tmp_path: Path) -> None:
+    genre = _tree(tmp_path / "genre", {"src/state.js": "state"})
+    (genre / "src/leak.js").symlink_to("/etc/passwd")
+    with pytest.raises(PackError, match="is a link"):
+        compose_template("p-g", genre, None, tmp_path / "cache")
+    (genre / "src/leak.js").unlink()
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    if os.getuid() != 0:
+        pytest.skip("needs root to hand the cache to another user")
+    os.chown(foreign, 65534, 65534)
+    with pytest.raises(PackError, match="not a directory of this user"):
+        compose_template("p-g", genre, None, foreign)
+    with pytest.raises(PackError, match="missing or empty"):
+        compose_template("p-g", tmp_path / "nothing", None, tmp_path / "cache")
