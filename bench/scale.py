@@ -1,10 +1,12 @@
 """Scale benchmark of the run platform: throughput offline and with a slow model, SSE replay, live event latency.
 
 Usage: .venv/bin/python bench/scale.py [--runs 6] [--replay-events 10000] [--repeat 5] [--redis-url URL]
-       [--workers 1,2,4] [--concurrency 1,4,8] [--grid] [--model-runs 1] [--model-repeat 3] [--latency 1-3]
+       [--workers 1,2,4] [--concurrency 1,4,8] [--grid] [--model-runs 1] [--model-repeat 5] [--latency 1-3]
        [--seed 0] [--model-calls 12] [--json]
 
-Quick form (a few minutes): ``--runs 2 --replay-events 2000 --repeat 3 --model-repeat 3``.
+Quick form: ``--runs 2 --replay-events 2000 --repeat 3 --model-repeat 3`` (14 min on the shared 2-core VM at load
+~12, a third of it the 1x8 layout); a smoke of every part in about a minute: ``--runs 1 --replay-events 200
+--repeat 1 --workers 1 --concurrency 2 --model-repeat 1 --latency 0.1-0.2 --model-calls 5``.
 
 1. runs/minute offline: ``tier2 serve --workers 0`` + 1, then 2 ``tier2 worker`` processes; ``--runs``
    offline-model runs submitted at once, timed from the first POST to the last terminal state (``--runs 0``: off).
@@ -237,7 +239,7 @@ def main() -> int:
     ap.add_argument("--concurrency", type=_ints, default=[1, 4, 8], help="concurrencies on one worker")
     ap.add_argument("--grid", action="store_true", help="every workers x concurrency combination")
     ap.add_argument("--model-runs", type=int, default=1, help="runs per slot in one repeat (0: skip the model part)")
-    ap.add_argument("--model-repeat", type=int, default=3)
+    ap.add_argument("--model-repeat", type=int, default=5, help="repeats per layout (the median is reported)")
     ap.add_argument("--latency", default="1-3", help="the model's delay per request, seconds (LOW-HIGH or one)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--model-calls", type=int, default=12, help="writer model calls per run (at least 5)")
