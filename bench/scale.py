@@ -5,7 +5,7 @@ Usage: .venv/bin/python bench/scale.py [--runs 6] [--replay-events 10000] [--rep
        [--seed 0] [--model-calls 12] [--json]
 
 Quick form: ``--runs 2 --replay-events 2000 --repeat 3 --model-repeat 3`` (14 min on the shared 2-core VM at load
-~12, a third of it the 1x8 layout); a smoke of every part in about a minute: ``--runs 1 --replay-events 200
+~12, a third of it the 1x8 layout); a smoke of every part (3 min at that load): ``--runs 1 --replay-events 200
 --repeat 1 --workers 1 --concurrency 2 --model-repeat 1 --latency 0.1-0.2 --model-calls 5``.
 
 1. runs/minute offline: ``tier2 serve --workers 0`` + 1, then 2 ``tier2 worker`` processes; ``--runs``
