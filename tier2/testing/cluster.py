@@ -111,10 +111,11 @@ class LocalCluster:
                 if attempt == attempts or "address already in use" not in str(exc).lower():
                     raise
 
-    def start_worker(self) -> str:
+    def start_worker(self, concurrency: int = 1) -> str:
         self._n += 1
         name = f"w{self._n}"
-        self.workers[name] = self._spawn(["worker", "--name", name], f"{name}.log")
+        self.workers[name] = self._spawn(["worker", "--name", name, "--concurrency", str(concurrency)],
+                                         f"{name}.log")
         return name
 
     def signal_worker(self, name: str, sig: signal.Signals) -> None:

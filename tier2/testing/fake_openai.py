@@ -11,12 +11,17 @@ request that carries one of these parameters with a 400 naming it; ``context_win
 than that many tokens (characters / 4) with llama.cpp's context-length 400; ``usage=False`` sends no ``usage``;
 ``first_token_delay_s`` waits before the first byte, ``ping_s`` sends only SSE pings that long. A `Reply` may
 carry ``raw_tool_calls`` (arguments sent verbatim: broken JSON) and name tools that do not exist.
+
+A `Latency` makes every chat request wait a seeded random time before it is answered (a real model's thinking
+time, e.g. 1-3 s): the n-th request's delay depends only on the seed and n, and the delays slept are recorded in
+``delays``.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Reply", "FakeOpenAIServer", "Quirks"]
+__all__ = ["FakeOpenAIServer", "Latency", "Quirks", "Reply"]
 
 
 @dataclass
@@ -52,6 +57,23 @@ class Quirks:
     first_token_delay_s: float = 0.0
     #: a stream's headers at once, then only SSE comment pings (every 0.1 s) for this long before the first chunk
     ping_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Latency:
+    """A delay drawn uniformly from ``[low_s, high_s]`` per request, seeded: ``delay(n)`` is the same for the same
+    ``seed`` and request number ``n`` (0-based, in order of arrival), whatever the other requests did."""
+
+    low_s: float = 1.0
+    high_s: float = 3.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.low_s <= self.high_s:
+            raise ValueError(f"latency needs 0 <= low_s <= high_s, got {self.low_s}..{self.high_s}")
+
+    def delay(self, n: int) -> float:
+        return random.Random(f"{self.seed}/{n}").uniform(self.low_s, self.high_s)
 
 
 def _strict_errors(body: dict[str, Any]) -> list[str]:
@@ -95,8 +117,13 @@ class FakeOpenAIServer:
     """``with FakeOpenAIServer(responder) as srv: srv.base_url`` — responder maps a request body to a `Reply`."""
 
     def __init__(self, responder: Responder, delta_chars: int = 7, images: ImageResponder | None = None,
-                 quirks: Quirks | None = None) -> None:
+                 quirks: Quirks | None = None, latency: Latency | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.responder = responder
+        self.latency = latency
+        self.delays: list[float] = []  # the latency slept before each chat request, in order of arrival
+        self._sleep = sleep
+        self._lock = threading.Lock()
         self.quirks = quirks or Quirks()
         self.refused: list[Reply] = []  # the errors the quirks answered with, in order
         self.images = images
@@ -112,7 +139,8 @@ class FakeOpenAIServer:
         assert self._server is not None
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def _chunks(self, reply: Reply, model: str) -> list[dict[str, Any]]:
+    def _chunks(self, reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
+        model = body.get("model", "fake")
         base = {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion.chunk", "created": int(time.time()),
                 "model": model}
 
@@ -132,13 +160,14 @@ class FakeOpenAIServer:
         out.append(chunk({}, "tool_calls" if _raw_calls(reply) else "stop"))
         if not self.quirks.usage:
             return out
-        prompt, completion = self._usage(reply)
+        prompt, completion = self._usage(reply, body)
         out.append({**base, "choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                                                      "total_tokens": prompt + completion}})
         return out
 
-    def _usage(self, reply: Reply) -> tuple[int, int]:
-        prompt = sum(len(json.dumps(m)) for m in self.requests[-1].get("messages", [])) // 4
+    def _usage(self, reply: Reply, body: dict[str, Any]) -> tuple[int, int]:
+        """Characters / 4 of this request (not the newest one: requests may be answered concurrently)."""
+        prompt = sum(len(json.dumps(m)) for m in body.get("messages", [])) // 4
         completion = (len(reply.text) + sum(len(a) for _, a in _raw_calls(reply))) // 4
         return reply.usage or (prompt, completion)
 
@@ -157,7 +186,13 @@ class FakeOpenAIServer:
                     self.send_error(404)
                     return
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                outer.requests.append(body)
+                with outer._lock:
+                    outer.requests.append(body)
+                    delay = outer.latency.delay(len(outer.delays)) if outer.latency is not None else None
+                    if delay is not None:
+                        outer.delays.append(delay)
+                if delay is not None:
+                    outer._sleep(delay)
                 if outer.quirks.first_token_delay_s:
                     time.sleep(outer.quirks.first_token_delay_s)
                 refusal = _refusal(body, outer.quirks)
@@ -167,7 +202,7 @@ class FakeOpenAIServer:
                 if reply.status != 200:
                     self._error(reply)
                     return
-                chunks = outer._chunks(reply, body.get("model", "fake"))
+                chunks = outer._chunks(reply, body)
                 if not body.get("stream"):
                     self._plain(reply, body)
                     return
