@@ -1,6 +1,6 @@
 """Load capability packs as validated bundles and fail fast when anything is missing.
 
-Every pack — the built-in Phaser one included — goes through `load_pack`; nothing outside
+Every pack — the built-in one included — goes through `load_pack`; nothing outside
 ``capability_packs/<id>/`` knows a pack by name.
 """
 
@@ -17,6 +17,7 @@ import yaml
 
 from tier2.errors import BadInput, PackError, ToolchainMissing
 from tier2.hostio import ProjectDir
+from tier2.packs.engine import EngineAdapter, load_adapter
 from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
 from tier2.packs.skills import check_skill, core_skill_dirs
@@ -45,6 +46,8 @@ class Pack:
     root: Path
     skills_root: Path
     genres: dict[str, Genre]
+    #: the engine facet the validators call (`tier2.packs.engine`)
+    adapter: EngineAdapter
     #: sha256 (16 hex) of the pack's build inputs — `PIN_FILES`: manifest (engine pin, build profile) and npm locks
     pins_hash: str = ""
 
@@ -176,7 +179,7 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
     if manifest.default_genre not in genres:
         raise PackError(f"pack {pack_id}: default genre {manifest.default_genre!r} not in {', '.join(genres)}")
     pack = Pack(manifest=manifest, root=root, skills_root=(skills_root or root / "skills").resolve(),
-                genres=genres, pins_hash=pins_hash(root))
+                genres=genres, adapter=load_adapter(manifest, root), pins_hash=pins_hash(root))
     for genre in genres.values():
         for rel in (manifest.build.entry, manifest.build.html):
             if not (genre.template_dir / rel).exists():

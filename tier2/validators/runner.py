@@ -170,7 +170,7 @@ class ValidationRunner:
     nothing reused); ``spend_guard``: the run's (its ledger's view goes into the delivery's usage); ``l3_scorer``:
     the L3 model scorer (`tier2.runs.loop.addons.l3`; None = the offline heuristic); ``design``: the run's design
     as it stands at each validation (the design phase produces it after the runner exists); ``engines_dir``: where
-    the type data of the Phaser a game nobody here wrote ships is cached (default: ``engines`` beside
+    the type data of the engine version a game nobody here wrote ships is cached (default: ``engines`` beside
     ``cache_dir``, else under the system temp dir)."""
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy, *, launcher: Launcher | None = None,
@@ -313,8 +313,8 @@ class ValidationRunner:
         # node parses while the browser plays (beside the build it would slow esbuild, which is on the critical path)
         static = None
         if target.project is not None and read_sources(target.project):
-            engines = None if target.tier2_project else self.engines_dir  # a game nobody here wrote: its own Phaser
-            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.node_modules,
+            engines = None if target.tier2_project else self.engines_dir  # a game nobody here wrote: its own engine
+            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.adapter,
                                                                  engines_dir=engines)))
         try:
             if target.build is None or target.build.ok:
