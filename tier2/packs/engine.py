@@ -32,7 +32,7 @@ from tier2.packs.manifest import PackManifest
 __all__ = ["AdapterModule", "EngineAdapter", "PAGE_SCRIPTS", "choose_adapter", "load_adapter"]
 
 #: the in-page scripts every adapter ships beside its module (``<adapter dir>/<name>``)
-PAGE_SCRIPTS: tuple[str, ...] = ()
+PAGE_SCRIPTS = ("page.js", "legibility.js")
 
 
 class AdapterModule(Protocol):

@@ -21,8 +21,9 @@ from tier2.packs.engine import EngineAdapter, load_adapter
 from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
 from tier2.packs.skills import check_skill, core_skill_dirs
+from tier2.settings.loader import Settings
 
-__all__ = ["PIN_FILES", "Pack", "load_pack", "pack_by_ref", "pins_hash"]
+__all__ = ["PIN_FILES", "Pack", "configured_pack", "load_pack", "loaded_packs", "pack_by_ref", "pins_hash"]
 
 #: the files of a pack that pin what a build uses (engine version, build profile, exact npm packages)
 PIN_FILES = ("pack.yaml", "package.json", "package-lock.json")
@@ -156,6 +157,11 @@ class Pack:
 _LOADED: dict[str, Pack] = {}
 
 
+def loaded_packs() -> list[Pack]:
+    """Every pack this process has loaded (generic mode chooses among their engine adapters)."""
+    return list(_LOADED.values())
+
+
 def pack_by_ref(ref: str) -> Pack | None:
     """A pack this process has loaded, by ``id@version`` or ``id`` (the offline model finds its pack this way)."""
     return _LOADED.get(ref) or next((p for p in _LOADED.values() if p.id == ref), None)
@@ -190,3 +196,9 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
             raise PackError(f"pack {pack.ref}: skill {skill.name} has the name of a core skill (skills/)")
     _LOADED[pack.ref] = pack
     return pack
+
+
+def configured_pack() -> Pack:
+    """The pack the settings name (``TIER2_PACK``, default in `tier2.settings.loader.Settings`)."""
+    settings = Settings()
+    return load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
