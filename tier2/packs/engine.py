@@ -8,8 +8,9 @@ Core never names an engine. Each pack ships an adapter (``capability_packs/<id>/
 * the in-page introspection for games without the tier2 hook (generic mode): ``page.js``, an init script that
   finds the engine's game/app object and defines ``window.__tier2Engine`` (its loop, its display list or scene
   graph, its registered input, the missing-texture count), and ``legibility.js`` (the texts it draws);
-* the renderer names the two validation sessions report, the engine's own key names, the evidence that a bundle
-  already contains the engine (`EngineAdapter.detects`), and the engine title the prompts and texts use.
+* ``page.js`` also names the renderer the two validation sessions report (``canvas``/``webgl``) and turns the
+  engine's key names into ``KeyboardEvent.code`` names; the module's ``detects`` is the evidence that a script
+  already contains the engine; the manifest gives the engine title the prompts and texts use.
 
 `load_adapter` loads a pack's adapter (refusing one that lacks a part, with the reason); `choose_adapter` picks,
 among the loaded packs' adapters, the one whose engine the evidence (a page's scripts, a folder's files) shows.
@@ -38,11 +39,6 @@ PAGE_SCRIPTS = ("page.js", "legibility.js")
 class AdapterModule(Protocol):
     """What the adapter's ``__init__.py`` exports (checked when the pack loads)."""
 
-    #: the engine's renderer type values -> ``canvas`` / ``webgl`` (what the two validation sessions report)
-    RENDERERS: dict[Any, str]
-    #: the engine's key names (as its keyboard plugin registers them) -> DOM ``KeyboardEvent.code`` names
-    KEY_NAMES: dict[str, str]
-
     def detects(self, text: str) -> bool:
         """Does this script/bundle text carry the engine (its banner or version constant)?"""
 
@@ -55,7 +51,7 @@ class AdapterModule(Protocol):
         """``l1.engine_calls`` against the pinned version only (the companions' quick check)."""
 
 
-_REQUIRED = ("RENDERERS", "KEY_NAMES", "detects", "check_engine_calls", "check_sources")
+_REQUIRED = ("detects", "check_engine_calls", "check_sources")
 
 
 @dataclass(frozen=True)
@@ -82,13 +78,6 @@ class EngineAdapter:
     @property
     def legibility_js(self) -> str:
         return self.scripts["legibility.js"]
-
-    @property
-    def renderers(self) -> dict[Any, str]:
-        return self.module.RENDERERS
-
-    def key_name(self, engine_name: str) -> str | None:
-        return self.module.KEY_NAMES.get(engine_name)
 
     def detects(self, text: str) -> bool:
         return bool(self.module.detects(text))

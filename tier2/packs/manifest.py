@@ -71,5 +71,7 @@ class PackManifest(BaseModel):
     build: BuildProfile = BuildProfile()
     #: the pack's docs for agents and retrieval (markdown files)
     docs: str = "docs"
+    #: the engine's defect taxonomy (a seed-protocol JSON in the pack; `tier2.learning.taxonomy`), empty: none
+    taxonomy: str = ""
     #: genres a brief may name that the pack cannot build: genre id -> brief words (honest scope)
     unsupported_genres: dict[str, list[str]] = {}

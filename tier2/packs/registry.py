@@ -201,4 +201,4 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
 def configured_pack() -> Pack:
     """The pack the settings name (``TIER2_PACK``, default in `tier2.settings.loader.Settings`)."""
     settings = Settings()
-    return load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
+    return load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)

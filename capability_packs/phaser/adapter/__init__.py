@@ -6,7 +6,7 @@
 * ``page.js``: generic mode's in-page introspection (the Phaser.Game, its loop, scenes, display lists, keyboard
   plugin keys, interactive objects, the missing-texture placeholder) behind ``window.__tier2Engine``;
   ``legibility.js``: the texts every rendered scene draws, for the legibility gate.
-* `RENDERERS`, `KEY_NAMES`, `detects`: Phaser's renderer type constants, keyboard plugin key names and banner.
+* `detects`: Phaser's banner or version constant in a script (generic mode's evidence).
 """
 
 from __future__ import annotations
@@ -22,16 +22,8 @@ from .api import PhaserApi, load_phaser_api
 from .engine_calls import check_engine_calls as _check
 from .engine_version import fetch_phaser_types, installed_version, shipped_phaser
 
-__all__ = ["KEY_NAMES", "RENDERERS", "check_engine_calls", "check_sources", "detects"]
+__all__ = ["check_engine_calls", "check_sources", "detects"]
 
-#: Phaser.CANVAS, Phaser.WEBGL
-RENDERERS: dict[Any, str] = {1: "canvas", 2: "webgl"}
-_DIGITS = ("ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE")
-#: the keyboard plugin's event key names (``keydown-SPACE``) -> DOM codes (letters are ``KeyX`` by rule)
-KEY_NAMES: dict[str, str] = {"SPACE": "Space", "ENTER": "Enter", "ESC": "Escape", "LEFT": "ArrowLeft",
-                             "RIGHT": "ArrowRight", "UP": "ArrowUp", "DOWN": "ArrowDown", "SHIFT": "Shift",
-                             "CTRL": "Control", "ALT": "Alt", "TAB": "Tab", "BACKSPACE": "Backspace",
-                             **{d: f"Digit{i}" for i, d in enumerate(_DIGITS)}}
 _BANNER = re.compile(r"Phaser v|VERSION\s*:\s*[\"']3\.\d+\.\d+[\"']")
 
 

@@ -30,7 +30,7 @@ def read_sources(project: Path) -> dict[str, str]:
 def default_node_modules() -> Path:
     """The configured pack's node_modules (``TIER2_PACK``), used when a check is called without scan facts."""
     settings = Settings()
-    return settings.packs_dir / settings.pack / "node_modules"
+    return settings.packs_dir / settings.pack_id / "node_modules"
 
 
 def scanner_command(node_modules: Path) -> list[str]:
