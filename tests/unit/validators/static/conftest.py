@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from capability_packs.phaser.corpus import fetch_create_game_demos
 from tests.unit.validators.static.helpers import CREATE_GAME, DEMOS, NODE_MODULES, PACK, TEMPLATE, adapter_module
 from tier2.settings.loader import REPO_ROOT
-from tier2.testing.corpus import fetch_create_game_demos
 from tier2.validators.static import read_sources
 
 _api = adapter_module("api")
