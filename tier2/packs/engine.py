@@ -91,8 +91,8 @@ class EngineAdapter:
 
 
 def _import(root: Path, pack_id: str, name: str) -> ModuleType:
-    """The adapter package, imported once as ``tier2_packs.<pack>_<hash>.<dir>`` (its only search path is its own
-    directory, as for genres: its modules import each other relatively)."""
+    """The adapter package, imported once as ``tier2_packs.<pack>_<hash>.<dir>`` under a parent package whose only
+    search path is the pack's folder (as for genres; the adapter's modules import each other relatively)."""
     where = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:10]
     parent, qual = f"tier2_packs.{pack_id}_{where}", f"tier2_packs.{pack_id}_{where}.{name}"
     if qual in sys.modules:
