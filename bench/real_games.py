@@ -6,7 +6,7 @@ Usage: .venv/bin/python bench/real_games.py [--json] [--games NAME[,NAME]] [--on
 
 Corpus (names, licences and how each was labelled: tests/fixtures/real/README.md):
 
-* the npm part (`tier2.testing.corpus.real_game_corpus`, fetched from npm into workspaces/.cache): the three MIT
+* the npm part (`capability_packs/phaser/corpus.py`, fetched from npm into workspaces/.cache): the three MIT
   demos of @phaserjs/create-game@1.3.2 from their sources and built with Vite, and pac-man-phaser@1.0.10 in a React
   host page. memory-card-game has a genuine upstream bug ("go is not defined" on pointer move): expected to fail
   l1.no_errors, no mutants. Mutants: `GENERIC_MUTANTS` on source projects, `SITE_MUTANTS` on built sites.
@@ -36,10 +36,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from capability_packs.phaser.corpus import DEMOS, real_game_corpus  # noqa: E402
 from tier2.browser import BrowserPool, find_chromium  # noqa: E402
 from tier2.packs import load_pack  # noqa: E402
 from tier2.settings.loader import PolicyStore, load_security  # noqa: E402
-from tier2.testing.corpus import DEMOS, RealGame, load_recipes, mirror_of, real_game_corpus, recipe_games  # noqa: E402
+from tier2.testing.corpus import RealGame, load_recipes, mirror_of, recipe_games  # noqa: E402
 from tier2.validators import ValidationRunner  # noqa: E402
 from tier2.validators.mutants import GENERIC_MUTANTS, SITE_MUTANTS, Mutant, MutationError  # noqa: E402
 

@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from capability_packs.phaser.corpus import fetch_create_game_demos  # noqa: E402
 from tier2.browser import BrowserPool, find_chromium  # noqa: E402
 from tier2.packs import load_pack  # noqa: E402
 from tier2.settings.loader import PolicyStore, load_security  # noqa: E402
-from tier2.testing.corpus import fetch_create_game_demos  # noqa: E402
 from tier2.validators import ValidationRunner  # noqa: E402
 from tier2.validators.mutants import CONTRACT_MUTANTS, GENERIC_MUTANTS, MutationError  # noqa: E402
 

@@ -88,7 +88,7 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     install_log_redaction()  # no run token (access log) and no Redis password in a log line
     storage = RedisStorage(**params)
     bus = RedisMessageBus(**params)
-    pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
+    pack = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
     wsm = ProjectWorkspaceManager(settings.workspaces, pack.agent_skill_dirs)  # required by create_app's lifespan
     keys = ApiKeys.from_env()
     names = settings.trusted_host_names

@@ -257,7 +257,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tier2", description="Generate playable, validated Phaser games from a brief.")
+    p = argparse.ArgumentParser(prog="tier2", description="Generate playable, validated web games from a brief.")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="generate a game from a brief (offline model by default)")
@@ -298,7 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--name", help="consumer name (default: host-pid-random)")
     w.set_defaults(fn=cmd_worker)
     v = sub.add_parser("validate", help="build (if needed) and run the L1 gates on a game (exit 0 pass, 1 fail)")
-    v.add_argument("path", help="a game project directory (tier2 or any Phaser/Vite project) or a loopback URL")
+    v.add_argument("path", help="a game project directory (tier2, or any web game or Vite project of a pack's engine) "
+                   "or a loopback URL")
     v.add_argument("--mode", choices=["auto", "contract", "generic"], default="auto",
                    help="contract: use the tier2 test hook; generic: engine introspection + pixels; auto picks")
     v.add_argument("--out", help="where to write report.json, report.html and screenshots")

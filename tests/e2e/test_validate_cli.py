@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from capability_packs.phaser.corpus import fetch_create_game_demos
 from tests.e2e.helpers import run_cli
 from tier2.settings.loader import REPO_ROOT
-from tier2.testing.corpus import fetch_create_game_demos
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
 TEMPLATE = REPO_ROOT / "capability_packs/phaser/genres/shop/template"

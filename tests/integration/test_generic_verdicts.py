@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.fixture_games import install_game
+from tests.unit.validators.static.helpers import adapter_module
 from tier2.settings.loader import Policy, Settings
 from tier2.validators import ValidationRunner
 from tier2.validators.report import ValidationReport
-from tier2.validators.static.engine_version import fetch_phaser_types
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -107,7 +107,7 @@ def _engines() -> Path:
 
 
 async def test_a_game_that_ships_phaser_3_55_is_checked_against_3_55_and_passes(pool, pack, tmp_path: Path) -> None:
-    modules = fetch_phaser_types("3.55.2", _engines(), extra=("dist/phaser.min.js",))
+    modules = adapter_module("engine_version").fetch_phaser_types("3.55.2", _engines(), extra=("dist/phaser.min.js",))
     if modules is None:  # npm's registry is reachable from CI; without it the unverified path is unit-tested
         pytest.skip("phaser@3.55.2 could not be fetched with npm (no network?)")
     game = install_game("old-phaser", tmp_path / "g")

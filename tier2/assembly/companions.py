@@ -24,6 +24,7 @@ from tier2.companions.tools import COMPANION_TOOLS, ChecksTool, IndexTool
 from tier2.middleware import RunLayers, build_middlewares
 from tier2.middleware.read_only import READ_ONLY_TOOLS, ReadOnlyGuardMiddleware
 from tier2.packs import Pack
+from tier2.packs.engine import EngineAdapter
 from tier2.prompts import render_prompt
 
 __all__ = ["CompanionRole", "build_companion", "companion_tools"]
@@ -31,11 +32,11 @@ __all__ = ["CompanionRole", "build_companion", "companion_tools"]
 CompanionRole = Literal["explorer", "reviewer"]
 
 
-def companion_tools(role: CompanionRole, project: Path, node_modules: Path | None) -> list[ToolBase]:
+def companion_tools(role: CompanionRole, project: Path, adapter: EngineAdapter | None) -> list[ToolBase]:
     """Read/Glob/Grep bound to the project, ``Index``, and for the reviewer ``Checks``."""
     extra: list[ToolBase] = [IndexTool(project)]
     if role == "reviewer":
-        extra.append(ChecksTool(project, node_modules))
+        extra.append(ChecksTool(project, adapter))
     return read_only_tools(project) + extra
 
 

@@ -110,7 +110,8 @@ async def build_writer(
                       + command_tools + docs_tools + task_tools + list(extra_tools),
                       skills_or_loaders=await finish_before_cancel(workspace.list_skills()))
     system_prompt = render_prompt(
-        "writer", pack=pack.ref, engine_version=pack.manifest.engine.version,
+        "writer", pack=pack.ref, engine=pack.manifest.engine.title, engine_version=pack.manifest.engine.version,
+        contract_skill=pack.manifest.texts.contract_skill,
         behaviours=", ".join(pack.behaviours) or "(see the pack skills)",
     )
     agent = Agent(

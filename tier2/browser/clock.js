@@ -53,16 +53,8 @@
   window.alert = (m) => { window.__tier2Dialogs.push('alert: ' + m); };
   window.confirm = (m) => { window.__tier2Dialogs.push('confirm: ' + m); return false; };
   window.prompt = (m) => { window.__tier2Dialogs.push('prompt: ' + m); return null; };
-  // engine introspection for games without a test hook: Phaser's Game.boot binds game.step to the game,
-  // so the first bind() whose receiver looks like a Phaser.Game reveals it (Phaser 3 and 4 alike)
-  const realBind = Function.prototype.bind;
-  Function.prototype.bind = function (thisArg, ...rest) {
-    if (!window.__tier2Game && thisArg && typeof thisArg === 'object' && thisArg.loop && thisArg.scene
-        && thisArg.config && 'isBooted' in thisArg) {
-      window.__tier2Game = thisArg;
-    }
-    return realBind.call(this, thisArg, ...rest);
-  };
+  // engine introspection for games without a test hook is the pack's engine adapter (its page.js, installed
+  // right after this script): it finds the game object and defines window.__tier2Engine
   // controls discovery: key names that keyboard listeners compare against (read from the listener's source)
   const keyNames = new Set();
   window.__tier2KeyNames = keyNames;
@@ -80,8 +72,8 @@
     if ((type === 'keydown' || type === 'keyup' || type === 'keypress') && fn) window.__tier2ScanKeys(fn);
     return realAdd.call(this, type, fn, ...rest);
   };
-  // Canvas-renderer runs: refuse WebGL contexts so Phaser.AUTO falls back to its Canvas renderer (software WebGL
-  // costs ~10x more per frame); a separate default-renderer session checks WebGL itself.
+  // Canvas-renderer runs: refuse WebGL contexts so an engine's automatic renderer choice falls back to Canvas
+  // (software WebGL costs ~10x more per frame); a separate default-renderer session checks WebGL itself.
   if (window.__tier2ForceCanvas) {
     const realGetContext = HTMLCanvasElement.prototype.getContext;
     HTMLCanvasElement.prototype.getContext = function (type, ...rest) {

@@ -25,6 +25,8 @@ from playwright.async_api import Error as PlaywrightError
 from tier2.browser.network import BLOCKED_MARK, RequestFilter, loopback_origin, no_network_script
 from tier2.browser.pool import SESSION_OPTIONS, BrowserPool
 from tier2.hostio import ProjectDir, UnsafePath, write_file
+from tier2.packs.engine import EngineAdapter
+from tier2.packs.registry import configured_pack
 
 __all__ = ["GameSession", "PageLog", "BENIGN_CONSOLE_PATTERNS", "SERVED_ORIGIN", "served_path", "resolve_served",
            "machine_load_factor"]
@@ -149,11 +151,15 @@ class GameSession:
     def __init__(
         self, pool: BrowserPool, url: str, viewport: tuple[int, int] = (800, 600),
         serve_root: Path | Sequence[Path] | None = None, force_canvas: bool = False,
+        engine: EngineAdapter | None = None,
     ) -> None:
+        """``engine``: the engine adapter whose in-page script (`EngineAdapter.page_js`) answers the validators'
+        questions about the game (None: the configured pack's)."""
         if pool.viewer:
             raise ValueError("a viewer's browser has a network: games run only in a pool without one")
         self.pool = pool
         self.force_canvas = force_canvas
+        self.engine = engine or configured_pack().adapter
         self.url = url
         roots = [serve_root] if isinstance(serve_root, Path) else list(serve_root or [])
         #: directories answering SERVED_ORIGIN, first match wins (a built site, then the project it came from)
@@ -187,6 +193,7 @@ class GameSession:
             if self.force_canvas:
                 await self.context.add_init_script(script="window.__tier2ForceCanvas = true;")
             await self.context.add_init_script(script=_CLOCK_JS)
+            await self.context.add_init_script(script=self.engine.page_js)
             await self.context.route("**/*", self.network.route)
             await self.context.route_web_socket(lambda _url: True, self.network.web_socket)
         except BaseException:

@@ -6,7 +6,8 @@ run through the ``Checks`` tool): problems the gates report late or not at all, 
 * ``scene.unregistered`` — a scene key started (``this.scene.start('Upgrades')``) that no scene registers;
 * ``module.unimported`` — a ``src/`` module nothing imports (written, but it never runs);
 * ``js.syntax`` and ``l1.engine_calls`` — from the validators' static scanner (`tier2.validators.static`): a file
-  acorn cannot parse, a Phaser API that does not exist. Without node/acorn these two are skipped with a note.
+  acorn cannot parse, an engine API that does not exist (the pack's engine adapter). Without node/acorn these two
+  are skipped with a note.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from pathlib import Path
 from tier2.companions.findings import Finding
 from tier2.companions.index import ProjectIndex
 from tier2.errors import ToolchainMissing
-from tier2.validators.static import check_engine_calls, load_phaser_api, read_sources
+from tier2.packs.engine import EngineAdapter
+from tier2.validators.base import ValidationResult
+from tier2.validators.static import read_sources
 from tier2.validators.static.scan import scan_sources_async
 
 __all__ = ["run_checks", "index_checks", "MAX_PER_RULE"]
@@ -45,16 +48,17 @@ def index_checks(idx: ProjectIndex) -> list[Finding]:
     return out
 
 
-async def run_checks(project: Path, node_modules: Path | None, timeout_s: float = 30.0) -> tuple[list[Finding], str]:
+async def run_checks(project: Path, adapter: EngineAdapter | None,
+                     timeout_s: float = 30.0) -> tuple[list[Finding], str]:
     """``(findings, note)``: every check on ``project``; ``note`` says which checks could not run."""
     idx = await asyncio.to_thread(ProjectIndex.build, project)
     findings = index_checks(idx)
-    if node_modules is None:
-        return findings, "static scanner skipped: no pack node_modules"
+    if adapter is None:
+        return findings, "static scanner skipped: no pack engine adapter"
     src = await asyncio.to_thread(read_sources, project)
     try:
-        scan = await scan_sources_async(src, node_modules, timeout_s)
-        api = await asyncio.to_thread(load_phaser_api, node_modules)
+        scan = await scan_sources_async(src, adapter.node_modules, timeout_s)
+        engine: ValidationResult = await asyncio.to_thread(adapter.check_sources, src, scan)
     except ToolchainMissing as exc:
         return findings, f"static scanner skipped: {exc}"[:300]
     for rel, facts in sorted(scan.items()):
@@ -62,7 +66,6 @@ async def run_checks(project: Path, node_modules: Path | None, timeout_s: float 
         if err:
             findings.append(Finding(file=rel, line=err.get("line") or None, rule="js.syntax", severity="error",
                                     message=f"does not parse: {err.get('message', '?')}"[:600]))
-    engine = await asyncio.to_thread(check_engine_calls, src, api, scan=scan)
     if not engine.passed:
         findings += [Finding(rule=engine.id, severity="error", message=f.message[:600])
                      for f in engine.findings[:MAX_PER_RULE]]

@@ -19,6 +19,7 @@ from agentscope.tool import ToolBase, ToolChunk
 
 from tier2.companions.checks import run_checks
 from tier2.companions.index import ProjectIndex
+from tier2.packs.engine import EngineAdapter
 
 __all__ = ["ChecksTool", "ExploreTool", "IndexTool", "COMPANION_TOOLS", "MAX_TOOL_OUTPUT"]
 
@@ -73,21 +74,21 @@ class IndexTool(ToolBase):
 class ChecksTool(ToolBase):
     name = "Checks"
     description = ("Run tier2's deterministic review checks on the project (data keys read but missing, scene keys "
-                   "started but not registered, modules never imported, parse errors, unknown Phaser APIs). "
+                   "started but not registered, modules never imported, parse errors, unknown engine APIs). "
                    "Returns JSON {\"findings\": [{file, line, rule, message, severity}], \"note\": ...}.")
     input_schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
     is_concurrency_safe = True
     is_read_only = True
 
-    def __init__(self, project: Path, node_modules: Path | None) -> None:
+    def __init__(self, project: Path, adapter: EngineAdapter | None) -> None:
         super().__init__()
-        self.project, self.node_modules = project.resolve(), node_modules
+        self.project, self.adapter = project.resolve(), adapter
 
     async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
         return _allow(self.name, "only reads the project")
 
     async def call(self, **_: Any) -> ToolChunk:
-        findings, note = await run_checks(self.project, self.node_modules)
+        findings, note = await run_checks(self.project, self.adapter)
         body = {"findings": [f.model_dump(exclude_none=True) for f in findings], "note": note}
         return _chunk(_bounded(json.dumps(body, ensure_ascii=False)))
 

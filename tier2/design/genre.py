@@ -20,9 +20,9 @@ _OUT_OF_SCOPE: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\bmulti-?player\b|\bonline\b|\bpvp\b|\bco-?op\b|\bnetwork", re.I), "multiplayer",
      "tier2 games are single-player pages with no network (every request but the game's own files is blocked)"),
     (re.compile(r"\b3d\b|\bthree-dimensional\b|\bfirst-person\b|\bfps\b", re.I), "3D",
-     "the Phaser pack builds 2D games only"),
+     "the capability packs here build 2D games only"),
     (re.compile(r"\bvr\b|\bvirtual reality\b|\bar\b|\baugmented reality\b", re.I), "VR/AR",
-     "no VR/AR support in the Phaser pack"),
+     "no VR/AR support in the capability packs"),
     (re.compile(r"\bvoice\b|\bmicrophone\b|\bcamera\b", re.I), "device input",
      "games run headless in validation; microphone/camera input is not supported"),
 )

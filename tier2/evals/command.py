@@ -68,7 +68,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         logging.getLogger("as").addFilter(lambda record: record.levelno >= logging.WARNING)
     settings = Settings()
     file = suite_path(args.suite)
-    suite = only_briefs(load_suite(file, _pack_genres(settings, _pack_of(file))), args.briefs)
+    suite = only_briefs(load_suite(file, _pack_genres(settings, _pack_of(file, settings))), args.briefs)
     plan = EvalPlan(models=tuple(args.model) if args.model else (None,), repeat=args.repeat,
                     concurrency=args.concurrency)
     out = Path(args.out).resolve() if args.out else settings.workspaces / "evals" / f"{suite.id}-{suite.version}"
@@ -115,15 +115,16 @@ def only_briefs(suite: Suite, wanted: str | None) -> Suite:
     return suite.model_copy(update={"briefs": tuple(b for b in suite.briefs if b.id in set(ids))})
 
 
-def _pack_of(file: Path) -> str:
+def _pack_of(file: Path, settings: Any) -> str:
+    """The pack the suite names, else the configured one (`Settings.pack_id`)."""
     import yaml
 
     try:
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return "phaser"  # load_suite names the problem
+        data = None  # load_suite names the problem
     pack = data.get("pack") if isinstance(data, dict) else None
-    return pack if isinstance(pack, str) and pack.isidentifier() else "phaser"
+    return pack if isinstance(pack, str) and pack.isidentifier() else str(settings.pack_id)
 
 
 def _check_routes(settings: Any, plan: EvalPlan) -> None:
@@ -177,4 +178,5 @@ def loaded(arg: str) -> Suite:  # for tests and tools: the suite at ``arg`` with
     from tier2.settings.loader import Settings
 
     file = suite_path(arg)
-    return load_suite(file, _pack_genres(Settings(), _pack_of(file)))
+    settings = Settings()
+    return load_suite(file, _pack_genres(settings, _pack_of(file, settings)))

@@ -63,7 +63,8 @@ class Suite(_Strict):
     id: str = Field(pattern=_ID)
     version: str = Field(min_length=1)
     description: str = ""
-    pack: str = "phaser"
+    #: the capability pack (empty: the configured one, `tier2.settings.loader.Settings.pack_id`)
+    pack: str = ""
     briefs: tuple[Brief, ...] = Field(min_length=1)
 
     @field_validator("version", mode="before")

@@ -77,7 +77,7 @@ class Failure:
 
 @dataclass(frozen=True)
 class Signature:
-    engine: str  # "phaser@3.90.0"
+    engine: str  # "<engine package>@<pinned version>" (the pack's manifest)
     gate: str
     stage: Stage
     shape: str

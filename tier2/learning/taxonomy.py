@@ -1,4 +1,5 @@
-"""The defect taxonomy (OpenGame's seed protocol, shipped in ``taxonomy/``): message patterns → root cause and rule.
+"""The defect taxonomy of the pack's engine (its manifest's ``taxonomy``; the built-in pack ships OpenGame's seed
+protocol): message patterns → root cause and rule.
 
 A case's ``rule`` names the taxonomy entry its failure matches; a failure with no verified case but a matching
 entry gets the entry's rule as advice in the fix round. `tier2.learning.seed` injects the taxonomy's classes that
@@ -11,7 +12,8 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
+
+from tier2.packs import configured_pack
 
 __all__ = ["TaxonomyEntry", "entries", "rule_for"]
 
@@ -32,7 +34,10 @@ class TaxonomyEntry:
 
 @functools.cache
 def entries() -> tuple[TaxonomyEntry, ...]:
-    raw = json.loads(resources.files("tier2.learning").joinpath("taxonomy/opengame/protocol.json").read_text())
+    pack = configured_pack()
+    if not pack.manifest.taxonomy:
+        return ()
+    raw = json.loads((pack.root / pack.manifest.taxonomy).read_text())
     out: list[TaxonomyEntry] = []
     for e in raw.get("entries", []):
         sig, fix = e.get("signature", {}), e.get("fix", {})

@@ -1,6 +1,6 @@
 """Load capability packs as validated bundles and fail fast when anything is missing.
 
-Every pack — the built-in Phaser one included — goes through `load_pack`; nothing outside
+Every pack — the built-in one included — goes through `load_pack`; nothing outside
 ``capability_packs/<id>/`` knows a pack by name.
 """
 
@@ -17,11 +17,13 @@ import yaml
 
 from tier2.errors import BadInput, PackError, ToolchainMissing
 from tier2.hostio import ProjectDir
+from tier2.packs.engine import EngineAdapter, load_adapter
 from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
 from tier2.packs.skills import check_skill, core_skill_dirs
+from tier2.settings.loader import Settings
 
-__all__ = ["PIN_FILES", "Pack", "load_pack", "pack_by_ref", "pins_hash"]
+__all__ = ["PIN_FILES", "Pack", "configured_pack", "load_pack", "loaded_packs", "pack_by_ref", "pins_hash"]
 
 #: the files of a pack that pin what a build uses (engine version, build profile, exact npm packages)
 PIN_FILES = ("pack.yaml", "package.json", "package-lock.json")
@@ -45,6 +47,8 @@ class Pack:
     root: Path
     skills_root: Path
     genres: dict[str, Genre]
+    #: the engine facet the validators call (`tier2.packs.engine`)
+    adapter: EngineAdapter
     #: sha256 (16 hex) of the pack's build inputs — `PIN_FILES`: manifest (engine pin, build profile) and npm locks
     pins_hash: str = ""
 
@@ -153,6 +157,11 @@ class Pack:
 _LOADED: dict[str, Pack] = {}
 
 
+def loaded_packs() -> list[Pack]:
+    """Every pack this process has loaded (generic mode chooses among their engine adapters)."""
+    return list(_LOADED.values())
+
+
 def pack_by_ref(ref: str) -> Pack | None:
     """A pack this process has loaded, by ``id@version`` or ``id`` (the offline model finds its pack this way)."""
     return _LOADED.get(ref) or next((p for p in _LOADED.values() if p.id == ref), None)
@@ -176,7 +185,7 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
     if manifest.default_genre not in genres:
         raise PackError(f"pack {pack_id}: default genre {manifest.default_genre!r} not in {', '.join(genres)}")
     pack = Pack(manifest=manifest, root=root, skills_root=(skills_root or root / "skills").resolve(),
-                genres=genres, pins_hash=pins_hash(root))
+                genres=genres, adapter=load_adapter(manifest, root), pins_hash=pins_hash(root))
     for genre in genres.values():
         for rel in (manifest.build.entry, manifest.build.html):
             if not (genre.template_dir / rel).exists():
@@ -187,3 +196,9 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
             raise PackError(f"pack {pack.ref}: skill {skill.name} has the name of a core skill (skills/)")
     _LOADED[pack.ref] = pack
     return pack
+
+
+def configured_pack() -> Pack:
+    """The pack the settings name (``TIER2_PACK``, default in `tier2.settings.loader.Settings`)."""
+    settings = Settings()
+    return load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)

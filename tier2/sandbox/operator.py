@@ -36,7 +36,7 @@ def exec_in_project(settings: Any, project_arg: str, argv: list[str], kind: str 
     security = load_security(settings.config_dir)
     policy = PolicyStore(settings.config_dir, security).snapshot()
     choice = resolve_workspace(security.sandbox, policy.sandbox, kind)
-    pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
+    pack = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
     home = settings.workspaces / "agent-homes" / str(info["project_id"])
     sandbox = make_sandbox(choice.kind, path.resolve(), home, read_only=[pack.node_modules, *pack.skill_dirs],
                            limits=choice.limits, workspaces=settings.workspaces, docker=security.sandbox.docker,

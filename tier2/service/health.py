@@ -64,7 +64,7 @@ async def _browser(pool: BrowserPool | None, executable: str | None, launch: boo
 
 def _toolchain(settings: Settings) -> dict[str, Any]:
     try:
-        pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
+        pack = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
         pack.check_toolchain()
         return {"ok": True, "pack": pack.ref, "engine": pack.manifest.engine.model_dump(), "esbuild": str(pack.esbuild)}
     except Tier2Error as exc:

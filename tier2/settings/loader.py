@@ -21,7 +21,7 @@ from threading import Lock
 from typing import Any
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from tier2.errors import SetupError
@@ -70,7 +70,8 @@ class Settings(BaseSettings):
     #: skills root override (None: each pack's own ``skills/``)
     skills_dir: Path | None = None
     chromium: str | None = None
-    pack: str = "phaser"
+    #: the capability pack runs use (empty: the security config's ``default_pack``; `pack_id`)
+    pack: str = ""
     #: server directories that POST /v1/projects may load from (default: <workspaces>/import)
     import_root: Path | None = None
     #: prefix of every tier2 Redis key (several deployments, or test suites, can share one Redis)
@@ -94,6 +95,11 @@ class Settings(BaseSettings):
     def docs_cache(self) -> Path:
         """The packs' engine-doc indexes (`tier2.packs.retrieval`), keyed by pack and type-file hash."""
         return self.workspaces / ".cache" / "docs"
+
+    @property
+    def pack_id(self) -> str:
+        """``TIER2_PACK``, else the security config's ``default_pack`` (``config/security/runtime.toml``)."""
+        return self.pack or load_security(self.config_dir).default_pack
 
 
 class BriefLimits(BaseModel):
@@ -169,8 +175,16 @@ class SecurityConfig(BaseModel):
     sandbox: SandboxConfig = SandboxConfig()  # workspace kinds + ceilings (tier2.settings.sandbox)
     #: the highest value the hot policy may give its budgets, iterations, steps, timeouts, attempts
     ceilings: PolicyCeilings = PolicyCeilings()
-    allowed_packs: list[str] = ["phaser"]
+    allowed_packs: list[str] = []
+    #: the pack a run uses unless ``TIER2_PACK`` names another (empty: the first of ``allowed_packs``)
+    default_pack: str = ""
     source_hash: str = ""
+
+    @model_validator(mode="after")
+    def _default_pack(self) -> SecurityConfig:
+        if not self.default_pack and self.allowed_packs:
+            object.__setattr__(self, "default_pack", self.allowed_packs[0])
+        return self
 
 
 def _merge(dst: dict[str, Any], src: dict[str, Any]) -> dict[str, Any]:

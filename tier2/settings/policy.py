@@ -157,8 +157,8 @@ VERDICT_RULES: dict[str, str] = {
     "l1.no_errors.blocked_request_error": "a console or page error caused by a blocked outside request",
     "l1.no_errors.service_worker": "a service-worker registration refused on the validation origin",
     "l1.no_errors.unshown_asset": "a 404 for an asset file the game never shows (it plays and draws)",
-    "l1.engine_calls.undefined_read": "a read of a Phaser property the engine does not define (not a call)",
-    "l1.engine_calls.version_unverified": "the Phaser version the game ships could not be checked (no type data)",
+    "l1.engine_calls.undefined_read": "a read of an engine property the engine does not define (not a call)",
+    "l1.engine_calls.version_unverified": "the engine version the game ships could not be checked (no type data)",
 }
 
 

@@ -1,12 +1,8 @@
-"""Real games nobody here wrote, from npm packages whose licences allow it, fetched into a cache directory.
-
-* the three MIT demos of ``@phaserjs/create-game@1.3.2`` (Vite projects, Phaser 3.80.1 in their lockfiles), as
-  source projects and **built as their authors build them** (``npm ci`` from their lockfile, ``vite build``);
-* ``pac-man-phaser@1.0.10`` (MIT; a Pac-Man game on Phaser 3.90 published as a React component), rendered by a
-  small host page as its README shows and built with Vite.
-
-The npm registry is the only source (``npm pack``, ``npm ci``, ``npm install``); everything stays under the
-cache directory (git-ignored ``workspaces/.cache``).
+"""Real games nobody here wrote, and the machinery that builds them into a cache directory (git-ignored
+``workspaces/.cache``): `RealGame`, author builds from a project's own lockfile (`build_like_author`, ``npm ci`` +
+``vite build`` in the sandbox), and the games rebuilt from public repositories at a pinned commit
+(``tests/fixtures/real/<name>/recipe.yaml``: `load_recipes`, `recipe_games`). Which npm packages of an engine make
+its corpus is the pack's (``capability_packs/<id>/corpus.py``); the npm registry is the only source there.
 """
 
 from __future__ import annotations
@@ -19,8 +15,6 @@ import json
 import os
 import shutil
 import subprocess
-import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,14 +26,8 @@ from tier2.sandbox.base import Sandbox
 from tier2.sandbox.factory import make_sandbox
 from tier2.settings.sandbox import SandboxLimits
 
-__all__ = ["CREATE_GAME", "DEMOS", "PAC_MAN", "RECIPES_DIR", "RealGame", "Recipe", "build_like_author",
-           "build_recipe", "build_sandbox", "fetch_create_game_demos", "fetch_pac_man", "install_argv",
-           "load_recipes", "mirror_of", "real_game_corpus", "recipe_games"]
-
-CREATE_GAME = "@phaserjs/create-game@1.3.2"
-DEMOS = ("coin-clicker", "memory-card-game", "phasers-revenge")
-PAC_MAN = "pac-man-phaser@1.0.10"
-
+__all__ = ["RECIPES_DIR", "RealGame", "Recipe", "build_like_author", "build_recipe", "build_sandbox", "install_argv",
+           "load_recipes", "mirror_of", "npm", "recipe_games", "vite_build_sandboxed"]
 
 @dataclass(frozen=True)
 class RealGame:
@@ -55,43 +43,13 @@ class RealGame:
     defects: tuple[str, ...] | None = None  # the planted defect classes (None: every one that applies)
 
 
-def _npm(args: list[str], cwd: Path, timeout_s: float) -> None:
+def npm(args: list[str], cwd: Path, timeout_s: float) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError("npm is not installed")
     proc = subprocess.run([npm, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s)
     if proc.returncode != 0:
         raise RuntimeError(f"npm {' '.join(args)} failed in {cwd}: {proc.stderr.strip()[-400:]}")
-
-
-def fetch_create_game_demos(cache_dir: Path, timeout_s: float = 120.0) -> dict[str, Path]:
-    """name -> demo project directory (index.html + src/ + public/); raises RuntimeError if npm cannot fetch.
-    A file lock makes concurrent fetches (parallel test workers) wait for one."""
-    root = cache_dir / "create-game-1.3.2"
-    demo_root = root / "package" / "scaffolding" / "demo"
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    with (cache_dir / "create-game-1.3.2.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if not all((demo_root / d / "index.html").is_file() for d in DEMOS):
-            _fetch(root, timeout_s)
-    return {d: demo_root / d for d in DEMOS}
-
-
-def _fetch(root: Path, timeout_s: float) -> None:
-    """``npm pack`` the package and unpack it into ``root`` (replacing a partial earlier attempt)."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("npm is not installed")
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.run([npm, "pack", CREATE_GAME, "--silent", "--pack-destination", tmp],
-                              capture_output=True, text=True, timeout=timeout_s)
-        tgz = next(Path(tmp).glob("*.tgz"), None)
-        if proc.returncode != 0 or tgz is None:
-            raise RuntimeError(f"npm pack {CREATE_GAME} failed: {proc.stderr.strip()[-400:]}")
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
-        with tarfile.open(tgz) as tar:
-            tar.extractall(root, filter="data")
 
 
 def build_like_author(project: Path, cache_dir: Path, timeout_s: float = 600.0) -> Path:
@@ -104,29 +62,14 @@ def build_like_author(project: Path, cache_dir: Path, timeout_s: float = 600.0) 
         raise RuntimeError(f"{project} has no lockfile or no vite build")
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(project, work, ignore=shutil.ignore_patterns("node_modules", "dist"))
-    _npm(["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
-    _vite_build_sandboxed(work, cache_dir, timeout_s)
+    npm(["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
+    vite_build_sandboxed(work, cache_dir, timeout_s)
     if not (dist / "index.html").is_file():
         raise RuntimeError(f"vite build of {project.name} produced no dist/index.html")
     return dist
 
 
-_PAC_MAN_HOST = {
-    "package.json": json.dumps({
-        "name": "pac-man-host", "private": True, "type": "module",
-        "dependencies": {"pac-man-phaser": "1.0.10", "react": "19.1.1", "react-dom": "19.1.1"},
-        "devDependencies": {"vite": "5.2.6"}}, indent=2),
-    "index.html": ('<!doctype html>\n<html lang="en">\n<head><meta charset="UTF-8" /><link rel="icon" href="data:," />'
-                   '<title>Pac-Man (pac-man-phaser)</title></head>\n<body><div id="root"></div>'
-                   '<script type="module" src="/main.js"></script></body>\n</html>\n'),
-    "main.js": ("// Host page for the published <PacMan /> React component (pac-man-phaser), as its README shows.\n"
-                "import { createElement } from 'react';\nimport { createRoot } from 'react-dom/client';\n"
-                "import { PacMan } from 'pac-man-phaser';\n\n"
-                "createRoot(document.getElementById('root')).render(createElement(PacMan));\n"),
-}
-
-
-def _vite_build_sandboxed(work: Path, cache_dir: Path, timeout_s: float) -> None:
+def vite_build_sandboxed(work: Path, cache_dir: Path, timeout_s: float) -> None:
     """``vite build`` runs the package's own config and plugins (third-party code): in the isolated sandbox like
     every recipe's build step (an unprivileged uid, no capabilities, no network), never as root on the host. On
     its own event loop in a worker thread, so a caller inside a running loop (a test) can use it too."""
@@ -135,22 +78,6 @@ def _vite_build_sandboxed(work: Path, cache_dir: Path, timeout_s: float) -> None
                       timeout_s)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(asyncio.run, step).result()
-
-
-def fetch_pac_man(cache_dir: Path, timeout_s: float = 600.0) -> Path:
-    """Install ``pac-man-phaser`` with React into a host page and ``vite build`` it; returns the ``dist/``."""
-    work = cache_dir / "author-builds" / "pac-man"
-    dist = work / "dist"
-    if (dist / "index.html").is_file():
-        return dist
-    work.mkdir(parents=True, exist_ok=True)
-    for name, text in _PAC_MAN_HOST.items():
-        (work / name).write_text(text)
-    _npm(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], work, timeout_s)
-    _vite_build_sandboxed(work, cache_dir, timeout_s)
-    if not (dist / "index.html").is_file():
-        raise RuntimeError("vite build of the pac-man host produced no dist/index.html")
-    return dist
 
 
 async def recipe_games(cache_dir: Path, recipes_dir: Path | None = None,
@@ -163,18 +90,6 @@ async def recipe_games(cache_dir: Path, recipes_dir: Path | None = None,
         games.append(RealGame(recipe.name, f"{recipe.repo}@{recipe.commit[:10]}", recipe.licence,
                               recipe.build_kind, await build_recipe(recipe, cache_dir), recipe.label,
                               recipe.broken_gate, tuple(recipe.defects)))
-    return games
-
-
-def real_game_corpus(cache_dir: Path, with_pac_man: bool = True) -> list[RealGame]:
-    """The npm part of the corpus (fetching and building what the cache lacks)."""
-    demos = fetch_create_game_demos(cache_dir)
-    games = [RealGame(d, f"{CREATE_GAME} scaffolding/demo/{d}", "MIT", "source", p) for d, p in demos.items()]
-    games += [RealGame(f"{d}.dist", f"{CREATE_GAME} scaffolding/demo/{d} + phaser@3.80.1 (lockfile)", "MIT",
-                       "vite build", build_like_author(p, cache_dir)) for d, p in demos.items()]
-    if with_pac_man:
-        games.append(RealGame("pac-man.dist", f"{PAC_MAN} + react@19.1.1 (host page)", "MIT", "vite build",
-                              fetch_pac_man(cache_dir)))
     return games
 
 
@@ -206,7 +121,7 @@ class Recipe(BaseModel):
     licence: str  # SPDX id, from licence_file at that commit
     licence_file: str
     genre: str
-    engine: str = Field(pattern=r"^3\.\d+(\.\d+)?$")  # Phaser as shipped (lockfile, or a vendored build's banner)
+    engine: str = Field(pattern=r"^3\.\d+(\.\d+)?$")  # the engine version as shipped (lockfile, or a vendored banner)
     engine_evidence: str
     build_kind: BuildKind
     installer: Installer = "npm"  # dependencies from the game's own lockfile, scripts never run

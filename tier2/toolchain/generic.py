@@ -1,4 +1,4 @@
-"""Build a Phaser project that is not a tier2 project (e.g. a Vite template) into a servable directory.
+"""Build a project of the pack's engine that is not a tier2 project (e.g. a Vite template) into a servable directory.
 
 The entry is the ``<script type="module" src=...>`` of its index.html (or src/main.js); esbuild bundles it
 against the pack's pinned engine into ``<out>/bundle.js``; ``public/`` is copied beside it and index.html is

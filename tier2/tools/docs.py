@@ -36,7 +36,7 @@ class EngineDocsTool(ToolBase):
     description = (
         "Look up the engine's API reference (generated from the installed engine's own type declarations) and the "
         "pack's guides. `query`: an error message (e.g. \"this.physics.add.sprit is not a function\"), an "
-        "expression (\"this.input.keyboard.createCursorKeys\") or a question. Returns the top sections: id, "
+        "expression (\"this.input.keyboard\") or a question. Returns the top sections: id, "
         "signature, short doc, source. Use it before calling an API you are not sure exists."
     )
     input_schema: dict[str, Any] = {

@@ -1,8 +1,8 @@
 """Controls discovery for generic mode: what a game listens to, and in which order to try it.
 
-The page is asked (one ``evaluate``) for the keys the game registered with Phaser's keyboard plugin (``addKey``,
-``addKeys``, ``createCursorKeys`` key objects, ``keydown-X`` listeners), the key names its keyboard listeners compare
-against (DOM ``keydown`` listeners and the plugin's generic ``keydown`` handlers, read from their source by the
+The page is asked (one ``evaluate`` of the engine adapter's in-page ``discover()``) for the keys the game
+registered with the engine's keyboard input (key objects, per-key listeners), the key names its keyboard listeners
+compare against (DOM ``keydown`` listeners and the engine's generic key handlers, read from their source by the
 init script), whether the scenes listen to the pointer, and the page positions of interactive objects (plus other
 display objects, to find neighbours on a board). `plan_actions` turns that into an order that gives a game that
 moves by itself a chance: directions perpendicular to the motion first, then start keys, then the other keys the
@@ -28,68 +28,11 @@ _VERTICAL = ("ArrowUp", "ArrowDown", "KeyW", "KeyS")
 _LAST = ("Escape", "Shift", "Control", "Alt", "Tab", "Backspace")  # pause/quit/modifiers: tried last
 _KEYCODE_NAMES = {8: "Backspace", 9: "Tab", 13: "Enter", 16: "Shift", 17: "Control", 18: "Alt", 27: "Escape",
                   32: "Space", 37: "ArrowLeft", 38: "ArrowUp", 39: "ArrowRight", 40: "ArrowDown"}
-_DIGITS = ("ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE")
-_PHASER_NAMES = {"SPACE": "Space", "ENTER": "Enter", "ESC": "Escape", "LEFT": "ArrowLeft", "RIGHT": "ArrowRight",
-                 "UP": "ArrowUp", "DOWN": "ArrowDown", "SHIFT": "Shift", "CTRL": "Control", "ALT": "Alt",
-                 "TAB": "Tab", "BACKSPACE": "Backspace", **{d: f"Digit{i}" for i, d in enumerate(_DIGITS)}}
 
-# Interactive objects and other sizeable display objects, in page coordinates (the camera and the canvas scale
-# applied); scene-level key/pointer listeners; key objects the keyboard plugins hold.
-DISCOVER_JS = """() => {
-  const g = window.__tier2Game; const c = g && g.canvas;
-  if (!g || !g.scene || !c) return null;
-  const box = c.getBoundingClientRect();
-  const sx = box.width / (g.scale ? g.scale.width : c.width), sy = box.height / (g.scale ? g.scale.height : c.height);
-  const codes = new Set(); const names = new Set(window.__tier2KeyNames || []); let pointer = false;
-  const interactive = []; const objects = [];
-  const events = (em) => (em && em._events) ? Object.keys(em._events) : [];
-  const handlers = (em, name) => { const h = em._events[name]; return Array.isArray(h) ? h : (h ? [h] : []); };
-  const place = (s, o) => {
-    let b = null;
-    try { b = o.getBounds ? o.getBounds() : null; } catch (e) { b = null; }
-    const w = b ? b.width : (o.displayWidth || o.width || 0), h = b ? b.height : (o.displayHeight || o.height || 0);
-    let x = b ? b.centerX : o.x, y = b ? b.centerY : o.y;
-    if (typeof x !== 'number' || !isFinite(x) || typeof y !== 'number' || !isFinite(y)) return null;
-    const cam = s.cameras && s.cameras.main;
-    if (cam) {
-      const z = cam.zoom || 1, fx = o.scrollFactorX === undefined ? 1 : o.scrollFactorX;
-      const fy = o.scrollFactorY === undefined ? 1 : o.scrollFactorY;
-      x = (x - cam.scrollX * fx - cam.width / 2) * z + cam.width / 2 + cam.x;
-      y = (y - cam.scrollY * fy - cam.height / 2) * z + cam.height / 2 + cam.y;
-    }
-    const gw = g.scale ? g.scale.width : c.width, gh = g.scale ? g.scale.height : c.height;
-    if (x < 0 || y < 0 || x > gw || y > gh) return null;
-    return [Math.round(box.left + x * sx), Math.round(box.top + y * sy), Math.round(w * sx), Math.round(h * sy)];
-  };
-  const visible = (o) => {
-    for (let p = o; p; p = p.parentContainer) if (p.visible === false) return false;
-    return true;
-  };
-  for (const s of g.scene.getScenes(true)) {
-    const kb = s.input && s.input.keyboard;
-    if (kb) {
-      for (const k of (kb.keys || [])) if (k && k.keyCode) codes.add(k.keyCode);
-      for (const e of events(kb)) {
-        if (e.startsWith('keydown-') || e.startsWith('keyup-')) names.add('phaser:' + e.split('-')[1]);
-        if (e === 'keydown' || e === 'keyup') for (const h of handlers(kb, e)) window.__tier2ScanKeys(h.fn);
-      }
-    }
-    if (s.input && events(s.input).some((e) => /^(game)?pointer(down|up)/.test(e))) pointer = true;
-    const list = (s.input && s.input._list && s.input._list.length) ? s.input._list : [];
-    for (const o of list.slice(0, 200)) {
-      if (!o.input || !o.input.enabled || !visible(o) || o.active === false) continue;
-      const p = place(s, o); if (p) interactive.push(p);
-    }
-    for (const o of ((s.children && s.children.list) || []).slice(0, 300)) {
-      if (!visible(o) || o.input) continue;
-      const p = place(s, o); if (p && p[2] >= 8 && p[3] >= 8) objects.push(p);
-    }
-  }
-  const mgr = g.input && g.input.keyboard;
-  for (const code of (mgr && mgr.captures) || []) codes.add(code);
-  return {codes: [...codes], names: [...names], pointer, interactive: interactive.slice(0, 60),
-          objects: objects.slice(0, 150), webglRefused: !!window.__tier2WebglRefused};
-}"""
+#: the engine adapter's answer (the pack's page.js, `tier2.packs.engine`): interactive objects and other sizeable
+#: display objects in page coordinates, scene-level key/pointer listeners, the keys the keyboard plugins hold —
+#: key names already as ``KeyboardEvent.code`` names (or ``#<keyCode>``), key codes as numbers
+DISCOVER_JS = "() => window.__tier2Engine ? window.__tier2Engine.discover() : null"
 
 
 @dataclass
@@ -114,11 +57,6 @@ def _key_name(raw: str | int) -> str | None:
         return _KEYCODE_NAMES.get(raw)
     if raw.startswith("#") and raw[1:].isdigit():
         return _key_name(int(raw[1:]))
-    if raw.startswith("phaser:"):
-        name = raw.removeprefix("phaser:")
-        if len(name) == 1 and name.isalpha():
-            return f"Key{name}"
-        return _PHASER_NAMES.get(name)
     return raw
 
 

@@ -10,52 +10,29 @@ from tier2.validators.controls import DISCOVER_JS, Controls, adjacent_pair, moti
 from tier2.validators.probing import measure_input
 from tier2.validators.trace import InputProbe
 
-__all__ = ["FRAMES_JS", "MISSING_TEXTURES_JS", "SNAPSHOT_JS", "STEP_JS", "act", "discover", "probe_input",
+__all__ = ["FRAMES_JS", "FRAME_JS", "MISSING_TEXTURES_JS", "SNAPSHOT_JS", "STEP_JS", "act", "discover", "probe_input",
            "rediscover", "scenes_of", "snapshot"]
 
 _IDLE_MS = 150.0
 _FRAME_MS = 1000 / 60
 
-# Objects get a stable id (a non-enumerable tag) so a spawned bullet does not shift every other object's key.
-SNAPSHOT_JS = """() => {
-  const g = window.__tier2Game;
-  if (!g || !g.scene) return null;
-  window.__t2ids = window.__t2ids || 1;
-  const r = (v) => (typeof v === 'number' && isFinite(v)) ? Math.round(v) : null;
-  const active = g.scene.getScenes ? g.scene.getScenes(true) : [];
-  const objects = {};
-  for (const s of active) {
-    const list = (s.children && s.children.list) ? s.children.list : [];
-    for (const o of list.slice(0, 120)) {
-      if (!o.__t2id) Object.defineProperty(o, '__t2id', {value: window.__t2ids++, enumerable: false});
-      objects[s.sys.settings.key + '#' + o.__t2id] = {type: o.type, x: r(o.x), y: r(o.y), visible: o.visible ? 1 : 0,
-        alpha: r((o.alpha || 0) * 100), text: (typeof o.text === 'string') ? o.text.slice(0, 60) : null,
-        frame: (o.frame && o.frame.name !== undefined) ? String(o.frame.name) : null};
-    }
-  }
-  return {scenes: active.map((s) => s.sys.settings.key).join(','), objects};
-}"""
+# The page's engine adapter (the pack's page.js, `tier2.packs.engine`) reads the game: the active scenes' display
+# lists under stable ids (a spawned bullet does not shift every other object's key), boot and loop state, the
+# objects drawn with the engine's placeholder for a texture that did not load.
+SNAPSHOT_JS = "() => window.__tier2Engine ? window.__tier2Engine.snapshot() : null"
 
 STEP_JS = """(ms) => {
   window.__tier2Clock.advance(ms);
-  const g = window.__tier2Game;
-  return {game: !!g, booted: !!(g && g.isBooted),
-          scenes: g && g.scene && g.scene.getScenes ? g.scene.getScenes(true).map((s) => s.sys.settings.key) : [],
-          renderer: g && g.renderer ? g.renderer.type : null, frame: g && g.loop ? g.loop.frame : null,
-          canvas: !!document.querySelector('canvas')};
+  const e = window.__tier2Engine;
+  return e ? e.info() : {game: false, booted: false, scenes: [], renderer: null, frame: null,
+                         canvas: !!document.querySelector('canvas')};
 }"""
 
-#: visible display objects (containers walked) drawn with Phaser's placeholder for a texture that did not load
-MISSING_TEXTURES_JS = """() => {
-  const g = window.__tier2Game; let n = 0;
-  if (!g || !g.scene || !g.scene.getScenes) return 0;
-  const walk = (list) => { for (const o of list.slice(0, 500)) {
-    if (o.visible !== false && o.texture && o.texture.key === '__MISSING') n++;
-    if (o.list && o.list.length) walk(o.list);
-  } };
-  for (const s of g.scene.getScenes(true)) walk((s.children && s.children.list) || []);
-  return n;
-}"""
+#: visible display objects (containers walked) drawn with the engine's missing-texture placeholder
+MISSING_TEXTURES_JS = "() => window.__tier2Engine ? window.__tier2Engine.missingTextures() : 0"
+
+#: the engine's loop frame counter
+FRAME_JS = "() => window.__tier2Engine ? window.__tier2Engine.frame() : null"
 
 FRAMES_JS = f"""(n) => {{
   const snap = {SNAPSHOT_JS};

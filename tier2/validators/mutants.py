@@ -58,7 +58,7 @@ def _inject(method: str, code: str) -> Callable[[Path], None]:
 
 def _missing_asset(root: Path) -> None:
     """Load an image file that does not exist and show it (in preload() when a scene has one, else from create()):
-    the game draws Phaser's missing-texture placeholder — a defect in every mode (a 404 for an asset the game never
+    the game draws the engine's missing-texture placeholder — a defect in every mode (a 404 for an asset the game never
     shows is only a finding for someone else's game, hot policy ``verdicts:``)."""
     show = "this.add.image(this.scale.width / 2, this.scale.height / 2, 'hero-missing').setDepth(1e6);"
     try:

@@ -15,7 +15,7 @@ from typing import Any
 
 from tier2.browser import BrowserPool, GameSession
 from tier2.hostio import ensure_dir
-from tier2.packs import Genre
+from tier2.packs import EngineAdapter, Genre
 from tier2.validators.latch import play_latches
 from tier2.validators.legibility import collect_legibility
 from tier2.validators.pixels import pixel_stats
@@ -48,8 +48,8 @@ async def _scene(s: GameSession) -> str | None:
 _BOOT_STEP_JS = f"""(ms) => {{
   window.__tier2Clock.advance(ms);
   const h = {_HOOK};
-  return {{hook: !!h, booted: !!(h && h.game && h.game.isBooted), scene: h ? h.scene() : null,
-          renderer: h && h.game && h.game.renderer ? h.game.renderer.type : null}};
+  const e = h && h.game && window.__tier2Engine ? window.__tier2Engine.info(h.game) : null;
+  return {{hook: !!h, booted: !!(e && e.booted), scene: h ? h.scene() : null, renderer: e ? e.renderer : null}};
 }}"""
 
 # One round trip per input probe: advance frame by frame, recording a snapshot after each frame.
@@ -71,7 +71,7 @@ async def _boot(s: GameSession, trace: PlayTrace, boot_budget_ms: float) -> None
         trace.hook_present = bool(info["hook"])
         if info["booted"] and info["scene"] and info["scene"] not in BOOT_SCENES:
             trace.booted, trace.first_scene = True, info["scene"]
-            trace.renderer = {1: "canvas", 2: "webgl"}.get(info["renderer"], str(info["renderer"]))
+            trace.renderer = str(info["renderer"])
             break
         if s.log.page_errors or await s.latched_errors():
             break
@@ -208,14 +208,15 @@ async def probe_contract_game(
     pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | Sequence[Path] | None = None,
     boot_timeout_s: float = 15.0,
     total_timeout_s: float = 45.0, tables: dict[str, Any] | None = None, force_canvas: bool = True,
-    genre: Genre | None = None, resolve_genre: GenreResolver | None = None,
+    genre: Genre | None = None, resolve_genre: GenreResolver | None = None, engine: EngineAdapter | None = None,
 ) -> PlayTrace:
     """Load the built game at ``url`` and record a `PlayTrace`; never raises for game faults. ``genre`` (the
     pack's genre of the project; else ``resolve_genre`` maps the hook's ``genre`` and ``contract`` to one) and
-    ``tables`` (the game's data) let the latch split win and lose by playing."""
+    ``tables`` (the game's data) let the latch split win and lose by playing; ``engine``: the pack's engine adapter
+    (None: the configured pack's)."""
     ensure_dir(out_dir)  # under a project's .tier2: no planted link followed (tier2.hostio)
     trace = PlayTrace(mode="contract", url=url)
-    async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
+    async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas, engine=engine) as s:
         work = _run(s, trace, out_dir, boot_timeout_s, tables, genre, resolve_genre)
         trace.timed_out, trace.errors, trace.dialogs = await run_bounded(s, work, total_timeout_s, trace=trace)
         trace.blocked = list(s.log.blocked_requests)

@@ -1,12 +1,12 @@
-"""Generic-mode probe: any Phaser (or plain canvas) game without the tier2 hook.
+"""Generic-mode probe: any game of a pack's engine (or a plain canvas game) without the tier2 hook.
 
-The game is found by engine introspection (the virtual-clock init script captures the Phaser.Game when it binds
-its step function); state is a snapshot of the active scenes' display lists (object types, positions,
-visibility, texts, frames). The game's controls are discovered first (`controls`); a still title screen gets
-the start sweep (registered start keys, then Space, Enter, S, a click); then the input sweep tries the game's
-controls in an order that gives games that move by themselves a chance (`controls.plan_actions`) — keys, clicks,
-two clicks on adjacent objects, drags — until one changes that state beyond what it does on its own. A game that
-ended during the sweep is started again from a fresh page, untried actions first.
+The game is found by engine introspection (the engine adapter's in-page script, `tier2.packs.engine`, finds the game
+object and answers through ``window.__tier2Engine``); state is a snapshot of the active scenes' display lists
+(object types, positions, visibility, texts, frames). The game's controls are discovered first (`controls`); a still
+title screen gets the start sweep (registered start keys, then Space, Enter, S, a click); then the input sweep tries
+the game's controls in an order that gives games that move by themselves a chance (`controls.plan_actions`) — keys,
+clicks, two clicks on adjacent objects, drags — until one changes that state beyond what it does on its own. A game
+that ended during the sweep is started again from a fresh page, untried actions first.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ from typing import Any
 from tier2.browser import BrowserPool, GameSession
 from tier2.browser.session import machine_load_factor
 from tier2.hostio import ensure_dir
+from tier2.packs.engine import EngineAdapter
 from tier2.validators.controls import Controls, plan_actions
 from tier2.validators.generic_actions import (
+    FRAME_JS,
     MISSING_TEXTURES_JS,
     STEP_JS,
     discover,
@@ -78,7 +80,7 @@ async def _settle(s: GameSession, trace: PlayTrace, budget_ms: float, real_s: fl
         if info["booted"] and info["scenes"]:
             stable = stable + 1 if info["scenes"] == scenes else 0
             scenes = info["scenes"]
-            trace.renderer = {1: "canvas", 2: "webgl"}.get(info["renderer"], str(info["renderer"]))
+            trace.renderer = str(info["renderer"])
             if stable >= 5:  # the same scenes for half a second of game time: past boot/preload
                 break
         if s.log.page_errors or await s.latched_errors():
@@ -235,12 +237,13 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.boot_errors = s.log.page_errors + await s.latched_errors()
     t = trace.lap("boot", t)
     if not trace.booted:
-        trace.notes.append("no Phaser game found booted" if not trace.hook_present else "game never started a scene")
+        trace.notes.append(f"no {s.engine.title} game found booted" if not trace.hook_present
+                           else "game never started a scene")
         return
     trace.frame_ms = round(await s.measure_frame_cost(), 2)
-    frame0 = await s.evaluate("() => window.__tier2Game.loop.frame")
+    frame0 = await s.evaluate(FRAME_JS)
     await s.step("(ms) => window.__tier2Clock.advance(ms)", 500)
-    trace.frames = [int(frame0), int(await s.evaluate("() => window.__tier2Game.loop.frame"))]
+    trace.frames = [int(frame0), int(await s.evaluate(FRAME_JS))]
     trace.frame_samples.append(("after boot", 500.0, trace.frames[1] - trace.frames[0]))
     path = out_dir / "01-start.png"
     png = await s.screenshot(path)
@@ -253,10 +256,10 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.inputs.append(await _explore(s, trace, scenes, boot_timeout_s))
     await _pointer_tour(s)
     t = trace.lap("input_sweep", t)
-    before = int(await s.evaluate("() => window.__tier2Game.loop.frame"))
+    before = int(await s.evaluate(FRAME_JS))
     await s.advance(300)
     trace.frame_samples.append(
-        ("after input", 300.0, int(await s.evaluate("() => window.__tier2Game.loop.frame")) - before))
+        ("after input", 300.0, int(await s.evaluate(FRAME_JS)) - before))
     path = out_dir / "02-play.png"
     png = await s.screenshot(path)
     trace.picture_hashes.append(hashlib.sha256(png).hexdigest()[:16])
@@ -270,12 +273,13 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
 async def probe_generic_game(
     pool: BrowserPool, url: str, out_dir: Path, serve_root: Path | Sequence[Path] | None = None,
     boot_timeout_s: float = 15.0, total_timeout_s: float = 45.0, tables: dict[str, Any] | None = None,
-    force_canvas: bool = True,
+    force_canvas: bool = True, engine: EngineAdapter | None = None,
 ) -> PlayTrace:
-    """Load the page at ``url`` and record a generic-mode `PlayTrace`; never raises for game faults."""
+    """Load the page at ``url`` and record a generic-mode `PlayTrace`; never raises for game faults (``engine``:
+    the adapter that reads the game, None: the configured pack's)."""
     ensure_dir(out_dir)  # under a project's .tier2: no planted link followed (tier2.hostio)
     trace = PlayTrace(mode="generic", url=url)
-    async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas) as s:
+    async with GameSession(pool, url, serve_root=serve_root, force_canvas=force_canvas, engine=engine) as s:
         work = _run(s, trace, out_dir, boot_timeout_s)
         trace.timed_out, trace.errors, trace.dialogs = await run_bounded(s, work, total_timeout_s, trace=trace)
         trace.blocked = list(s.log.blocked_requests)

@@ -63,9 +63,10 @@ def validator_version() -> str:
 
 def smoke_key(*, url: str, roots: Sequence[Path], bundle_sha256: str | None, chromium: str,
               browser_args: Sequence[str], pack_ref: str, boot_timeout_s: float, total_timeout_s: float,
-              validator: str | None = None) -> str | None:
+              validator: str | None = None, engine_script: str = "") -> str | None:
     """The record key of a smoke of ``url`` served from ``roots``; None when it cannot be reused at all (a URL
-    nobody here serves, a page missing from the folders)."""
+    nobody here serves, a page missing from the folders). ``engine_script``: the engine adapter's in-page script
+    (`tier2.packs.engine`), which reads the game in the session."""
     if not roots or not url.startswith(SERVED_ORIGIN):
         return None
     entry = resolve_served(list(roots), served_path(url))
@@ -73,7 +74,8 @@ def smoke_key(*, url: str, roots: Sequence[Path], bundle_sha256: str | None, chr
         return None
     material = {"format": FORMAT, "validator": validator or validator_version(), "chromium": chromium,
                 "browser_args": list(browser_args), "pack": pack_ref, "url": url, "entry": sha256_file(entry),
-                "bundle": bundle_sha256, "timeouts": [boot_timeout_s, total_timeout_s]}
+                "bundle": bundle_sha256, "timeouts": [boot_timeout_s, total_timeout_s],
+                "engine": hashlib.sha256(engine_script.encode()).hexdigest()}
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 

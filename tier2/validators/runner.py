@@ -21,7 +21,8 @@ from tier2.browser import BrowserPool
 from tier2.browser.session import SERVED_ORIGIN
 from tier2.errors import BadInput
 from tier2.hostio import ProjectDir
-from tier2.packs import Genre, Pack
+from tier2.packs import EngineAdapter, Genre, Pack, choose_adapter
+from tier2.packs.registry import loaded_packs
 from tier2.settings.loader import Policy
 from tier2.store.spend import SpendGuard
 from tier2.telemetry import annotate_validation, traced
@@ -37,6 +38,7 @@ from tier2.validators.probe import probe_contract_game
 from tier2.validators.probe_generic import probe_generic_game
 from tier2.validators.report import ValidationReport
 from tier2.validators.reuse import SmokeCache, smoke_key
+from tier2.validators.site import engine_evidence
 from tier2.validators.smoke import smoke_default_renderer
 from tier2.validators.static import read_sources, run_static_gates
 from tier2.validators.targets import Target, detect_mode, resolve_target
@@ -170,7 +172,7 @@ class ValidationRunner:
     nothing reused); ``spend_guard``: the run's (its ledger's view goes into the delivery's usage); ``l3_scorer``:
     the L3 model scorer (`tier2.runs.loop.addons.l3`; None = the offline heuristic); ``design``: the run's design
     as it stands at each validation (the design phase produces it after the runner exists); ``engines_dir``: where
-    the type data of the Phaser a game nobody here wrote ships is cached (default: ``engines`` beside
+    the type data of the engine version a game nobody here wrote ships is cached (default: ``engines`` beside
     ``cache_dir``, else under the system temp dir)."""
 
     def __init__(self, pool: BrowserPool, pack: Pack, policy: Policy, *, launcher: Launcher | None = None,
@@ -216,11 +218,12 @@ class ValidationRunner:
                      genre: Genre | None = None) -> PlayTrace:
         t = self.policy.timeouts
         started = time.monotonic()
-        probe = (functools.partial(probe_contract_game, genre=genre, resolve_genre=self._resolve_genre)
-                 if mode == "contract" else probe_generic_game)
+        engine = await self._engine(target, mode)
+        probe = (functools.partial(probe_contract_game, genre=genre, resolve_genre=self._resolve_genre, engine=engine)
+                 if mode == "contract" else functools.partial(probe_generic_game, engine=engine))
         roots = target.roots
         smoke_trace = PlayTrace()
-        key, cache = await self._smoke_key(target), SmokeCache(self.cache_dir) if self.cache_dir else None
+        key, cache = await self._smoke_key(target, engine), SmokeCache(self.cache_dir) if self.cache_dir else None
         t0 = time.monotonic()
         reused = cache.reuse(key, roots, out_dir, smoke_trace) if cache is not None and key else None
         if reused is not None:  # a passing smoke of these very files: not run again
@@ -229,7 +232,7 @@ class ValidationRunner:
             # the default-renderer smoke runs in its own context beside the main (Canvas) play: two cores, two pages
             smoke = asyncio.create_task(_timed(smoke_default_renderer(
                 self.pool, target.url, out_dir, smoke_trace, serve_root=roots, boot_timeout_s=t.boot_s,
-                total_timeout_s=min(t.validation_s, 20.0))))
+                total_timeout_s=min(t.validation_s, 20.0), engine=engine)))
         try:
             trace = await probe(self.pool, target.url, out_dir, serve_root=roots,
                                 boot_timeout_s=t.boot_s, total_timeout_s=t.validation_s, tables=tables,
@@ -260,14 +263,25 @@ class ValidationRunner:
         trace.default_renderer = smoke_trace.default_renderer
         return trace
 
-    async def _smoke_key(self, target: Target) -> str | None:
+    async def _engine(self, target: Target, mode: ProbeMode) -> EngineAdapter:
+        """The engine adapter that reads the game: the pack's for its own games, else the one whose engine the
+        scripts the page loads show (`tier2.packs.choose_adapter`; the pack's when none or several do)."""
+        if mode == "contract" or not target.roots:
+            return self.pack.adapter
+        others = [p.adapter for p in loaded_packs() if p.id != self.pack.id]
+        if not others:
+            return self.pack.adapter
+        evidence = await asyncio.to_thread(engine_evidence, target.roots)
+        return choose_adapter([self.pack.adapter, *others], evidence)
+
+    async def _smoke_key(self, target: Target, engine: EngineAdapter) -> str | None:
         if self.cache_dir is None or not target.roots:
             return None
         t = self.policy.timeouts
         return smoke_key(url=target.url, roots=target.roots, chromium=await self.pool.version(),
                          bundle_sha256=target.build.bundle_sha256 if target.build else None,
                          browser_args=self.pool.args, pack_ref=self.pack.ref, boot_timeout_s=t.boot_s,
-                         total_timeout_s=min(t.validation_s, 20.0))
+                         total_timeout_s=min(t.validation_s, 20.0), engine_script=engine.page_js)
 
     @traced("validate", annotate_validation)
     async def finalize(self, report: ValidationReport, out_dir: Path, brief: str) -> ValidationReport:
@@ -313,8 +327,8 @@ class ValidationRunner:
         # node parses while the browser plays (beside the build it would slow esbuild, which is on the critical path)
         static = None
         if target.project is not None and read_sources(target.project):
-            engines = None if target.tier2_project else self.engines_dir  # a game nobody here wrote: its own Phaser
-            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.node_modules,
+            engines = None if target.tier2_project else self.engines_dir  # a game nobody here wrote: its own engine
+            static = asyncio.create_task(_timed(run_static_gates(target.project, self.pack.adapter,
                                                                  engines_dir=engines)))
         try:
             if target.build is None or target.build.ok:

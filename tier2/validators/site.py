@@ -3,27 +3,35 @@
 Decided by evidence, never by the mere presence of ``<script type="module">`` (every Vite ``dist/`` has one):
 
 * source: the page's module entry is TypeScript/JSX, or the entry (or a file it imports, followed relatively)
-  imports a bare specifier such as ``phaser`` or a path without an extension — a browser cannot run either
-  without a bundler;
+  imports a bare specifier such as the engine's npm package or a path without an extension — a browser cannot
+  run either without a bundler;
 * built: every module the page loads runs in a browser as is; further evidence is recorded (the bundle already
-  contains Phaser, hashed file names such as ``index-BxYz12_a.js``, no ``package.json`` beside the page).
+  contains an engine a pack's adapter recognises, hashed file names such as ``index-BxYz12_a.js``, no
+  ``package.json`` beside the page).
+
+`engine_evidence` gives the texts of the scripts a page loads, for `tier2.packs.choose_adapter`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["SiteKind", "classify_site", "module_entries"]
+from tier2.packs.engine import EngineAdapter
+
+__all__ = ["SiteKind", "classify_site", "engine_evidence", "module_entries"]
 
 _MODULE_SRC = re.compile(r"<script\b[^>]*\btype=[\"']module[\"'][^>]*\bsrc=[\"']([^\"']+)[\"']", re.I)
 _SRC_FIRST = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"'][^>]*\btype=[\"']module[\"']", re.I)
 _IMPORTS = re.compile(r"""(?:^|[;\s})])(?:import|export)\s*(?:[\w*{}\s,$]+\s*from\s*)?["']([^"']+)["']"""
                       r"""|\bimport\s*\(\s*["']([^"']+)["']\s*\)""", re.M)
 _HASHED = re.compile(r"[-.][A-Za-z0-9_-]{8,}\.(?:m?js|css)$")
-_PHASER = re.compile(r"Phaser v|VERSION\s*:\s*[\"']3\.\d+\.\d+[\"']")
+_SCRIPT_SRC = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"']", re.I)
+_MAX_EVIDENCE_FILES = 20
+_MAX_EVIDENCE_BYTES = 16_000_000
 _SOURCE_EXT = (".ts", ".tsx", ".jsx", ".mts", ".vue", ".svelte")
 _MAX_FILES = 60
 
@@ -79,8 +87,8 @@ def _needs_bundler(root: Path, entry: Path) -> str | None:
     return None
 
 
-def classify_site(folder: Path, html: str) -> SiteKind:
-    """Classify ``folder`` (which holds ``index.html`` with text ``html``)."""
+def classify_site(folder: Path, html: str, adapters: Sequence[EngineAdapter] = ()) -> SiteKind:
+    """Classify ``folder`` (which holds ``index.html`` with text ``html``); ``adapters`` recognise a bundled engine."""
     root = folder.resolve()
     entries = module_entries(html)
     reasons: list[str] = []
@@ -98,10 +106,27 @@ def classify_site(folder: Path, html: str) -> SiteKind:
             continue
         if _HASHED.search(entry):
             reasons.append(f"hashed asset name {entry}")
-        if _PHASER.search(path.read_text(errors="replace")):
-            reasons.append(f"{entry} already contains Phaser")
+        text = path.read_text(errors="replace")
+        reasons += [f"{entry} already contains {a.title}" for a in adapters if a.detects(text)]
     if entries:
         reasons.append("every module runs unbundled")
     if not (root / "package.json").is_file():
         reasons.append("no package.json beside index.html")
     return SiteKind("built", reasons, entries)
+
+
+def engine_evidence(roots: Sequence[Path]) -> list[str]:
+    """The texts of the local scripts each root's ``index.html`` loads (bounded: files and bytes), in page order."""
+    texts: list[str] = []
+    for root in roots:
+        index = root / "index.html"
+        if not index.is_file():
+            continue
+        for ref in _SCRIPT_SRC.findall(index.read_text(errors="replace")):
+            if len(texts) >= _MAX_EVIDENCE_FILES or ref.startswith(("http:", "https:", "//", "data:")):
+                continue
+            path = _resolve(root.resolve(), root.resolve() / "index.html", ref.split("?")[0]).resolve()
+            if path.is_relative_to(root.resolve()) and path.is_file():
+                with path.open("rb") as f:
+                    texts.append(f.read(_MAX_EVIDENCE_BYTES).decode(errors="replace"))
+    return texts

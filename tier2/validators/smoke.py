@@ -16,19 +16,18 @@ from typing import Any
 from tier2.browser import BrowserPool, GameSession
 from tier2.browser.session import machine_load_factor
 from tier2.hostio import ensure_dir
+from tier2.packs.engine import EngineAdapter
 from tier2.validators.pixels import pixel_stats
 from tier2.validators.probing import run_bounded
 from tier2.validators.trace import PlayTrace
 
 __all__ = ["smoke_default_renderer", "fold_smoke", "SCREENSHOT"]
 
+#: the game is the hook's (contract mode) or the one the engine adapter's page script found (generic mode)
 _STEP_JS = """(ms) => {
   window.__tier2Clock.advance(ms);
-  const h = window.__TIER2__;
-  const g = (h && h.game) || window.__tier2Game;
-  const scenes = g && g.scene && g.scene.getScenes ? g.scene.getScenes(true).map((s) => s.sys.settings.key) : [];
-  return {booted: !!(g && g.isBooted), scenes, frame: g && g.loop ? g.loop.frame : null,
-          renderer: g && g.renderer ? g.renderer.type : null};
+  const h = window.__TIER2__, e = window.__tier2Engine;
+  return e ? e.info((h && h.game) || null) : {booted: false, scenes: [], frame: null, renderer: null};
 }"""
 _BOOT_SCENES = {"Boot", "Preload", "Preloader"}
 SCREENSHOT = "00-default-renderer.png"
@@ -53,8 +52,7 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
             break
         await asyncio.sleep(0.005 if info["scenes"] else 0.05)
     result["booted"] = bool(info.get("booted") and info.get("scenes"))
-    renderers: dict[object, str] = {1: "canvas", 2: "webgl"}  # Phaser.CANVAS, Phaser.WEBGL
-    result["renderer"] = renderers.get(info.get("renderer"), info.get("renderer"))
+    result["renderer"] = info.get("renderer")  # the adapter's name for it: canvas, webgl
     if not result["booted"]:
         return
     f0 = info["frame"]
@@ -68,13 +66,14 @@ async def _run(s: GameSession, out_dir: Path, result: dict[str, Any], boot_timeo
 
 async def smoke_default_renderer(
     pool: BrowserPool, url: str, out_dir: Path, trace: PlayTrace, serve_root: Path | Sequence[Path] | None = None,
-    boot_timeout_s: float = 15.0, total_timeout_s: float = 20.0,
+    boot_timeout_s: float = 15.0, total_timeout_s: float = 20.0, engine: EngineAdapter | None = None,
 ) -> dict[str, Path | None]:
-    """Run the smoke session and fold its observations into ``trace`` (errors prefixed with the renderer).
+    """Run the smoke session and fold its observations into ``trace`` (errors prefixed with the renderer;
+    ``engine``: the adapter that reads the game, None: the configured pack's).
     Returns what the session served: each path asked of the serve roots and the file that answered (None: 404)."""
     ensure_dir(out_dir)  # under a project's .tier2: no planted link followed (tier2.hostio)
     result: dict[str, Any] = {"booted": False}
-    async with GameSession(pool, url, serve_root=serve_root) as s:
+    async with GameSession(pool, url, serve_root=serve_root, engine=engine) as s:
         timed_out, errors, _ = await run_bounded(s, _run(s, out_dir, result, boot_timeout_s), total_timeout_s,
                                                  what="the default-renderer session")
         blocked = list(s.log.blocked_requests)

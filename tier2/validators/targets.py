@@ -4,7 +4,7 @@
 * any other folder with an index.html is classified by evidence (`site.classify_site`):
   - a **built site** (a Vite/webpack ``dist/``, a plain script-tag game: every module the page loads runs
     unbundled) → served exactly as it is;
-  - a **source project** (its module entry imports ``phaser`` or extensionless paths, or is TypeScript) →
+  - a **source project** (its module entry imports a bare package or extensionless paths, or is TypeScript) →
     bundled against the pinned engine into a site that is served first, with the project folder behind it, so
     every file its page or game references (``assets/``, vendored ``lib/`` scripts...) is still found;
 * an ``http://127.0.0.1…`` / ``localhost`` URL → loaded directly (requests to its own origin only, made by
@@ -88,7 +88,7 @@ async def resolve_target(raw: str, pack: Pack, work_dir: Path, build_timeout_s: 
     index = path / "index.html"
     if not index.is_file():
         raise BadInput(f"{path} has no index.html: not a web game")
-    kind = classify_site(path, index.read_text(errors="replace"))
+    kind = classify_site(path, index.read_text(errors="replace"), [pack.adapter])
     if kind.kind == "source":
         site = work_dir / "site"
         build = await build_generic_project(pack, path, site, timeout_s=build_timeout_s)

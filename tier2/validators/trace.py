@@ -76,8 +76,8 @@ class PlayTrace:
     sweep: dict[str, Any] | None = None
     #: display-list snapshots of the texts and what they sit on, one per screenshot (`validators.legibility`)
     legibility: list[dict[str, Any]] = field(default_factory=list)
-    #: generic mode: the most visible display objects drawn with Phaser's ``__MISSING`` texture on one screen (an
-    #: asset that failed to load and IS shown: its 404 is then a defect, not noise)
+    #: generic mode: the most visible display objects drawn with the engine's missing-texture placeholder on one
+    #: screen (counted by the engine adapter: an asset that failed to load and IS shown, its 404 is then a defect)
     missing_textures: int = 0
     #: contract mode, the game's ``__TIER2__.assets()`` at each screenshot merged: ``registered``, ``loaded`` and
     #: ``failed`` asset ids, and ``roles``: role -> texture key -> the screens it was seen on (None: no report)

@@ -86,5 +86,5 @@ async def test_designers_get_the_core_and_the_pack_skills(pack: Pack, project: P
 async def test_companions_get_the_core_and_the_pack_skills(pack: Pack, project: Path, role: CompanionRole) -> None:
     model = _model()
     agent = build_companion(role=role, project=project, pack=pack, model=model, max_iters=6,
-                            tools=companion_tools(role, project, pack.node_modules))
+                            tools=companion_tools(role, project, pack.adapter))
     await _check(agent, model, pack)

@@ -9,12 +9,12 @@ import pytest
 
 from tier2.errors import PackError
 from tier2.packs import Pack, load_pack
-from tier2.packs.docs import BEGIN, END, TABLES_SKILL, shape, sync_skill
+from tier2.packs.docs import BEGIN, END, shape, sync_skill
 
 
 def test_the_committed_skill_matches_the_schemas(pack: Pack) -> None:
     assert not sync_skill(pack, check=True), "run `tier2 packs docs phaser`"
-    text = (pack.skills_root / TABLES_SKILL / "SKILL.md").read_text()
+    text = (pack.skills_root / pack.manifest.texts.tables_skill / "SKILL.md").read_text()
     for genre in pack.genres.values():
         assert f"### {genre.id} — " in text
         for table in genre.spec.data_tables:
@@ -29,13 +29,13 @@ def test_a_schema_change_makes_the_skill_stale_and_docs_rewrites_it(pack: Pack, 
     copy = load_pack(tmp_path / "packs", "phaser")
     assert sync_skill(copy, check=True)
     assert sync_skill(copy) and not sync_skill(copy, check=True)
-    assert "target_money" in (copy.skills_root / TABLES_SKILL / "SKILL.md").read_text()
+    assert "target_money" in (copy.skills_root / copy.manifest.texts.tables_skill / "SKILL.md").read_text()
 
 
 def test_missing_markers_are_an_error(pack: Pack, tmp_path: Path) -> None:
     root = tmp_path / "packs" / "phaser"
     shutil.copytree(pack.root, root, ignore=shutil.ignore_patterns("node_modules"), symlinks=True)
-    skill = root / "skills" / TABLES_SKILL / "SKILL.md"
+    skill = root / "skills" / pack.manifest.texts.tables_skill / "SKILL.md"
     skill.write_text(skill.read_text().replace(BEGIN, "").replace(END, ""))
     with pytest.raises(PackError, match="markers"):
         sync_skill(load_pack(tmp_path / "packs", "phaser"))
@@ -53,7 +53,7 @@ def test_shapes() -> None:
 
 
 def test_the_skill_never_shows_a_deprecated_field(pack: Pack) -> None:
-    text = (pack.skills_root / TABLES_SKILL / "SKILL.md").read_text()
+    text = (pack.skills_root / pack.manifest.texts.tables_skill / "SKILL.md").read_text()
     shop = text.split("### shop — ", 1)[1].split("\n### ", 1)[0]
     for legacy in ("controls_hint", "sell?", "max_orders_missed"):
         assert legacy not in shop, legacy

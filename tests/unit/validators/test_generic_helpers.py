@@ -7,13 +7,16 @@ import asyncio
 from pathlib import Path
 
 from tests.fixtures.fixture_games import GAMES
-from tier2.settings.loader import Policy
+from tier2.packs import load_pack
+from tier2.settings.loader import REPO_ROOT, Policy
 from tier2.validators.controls import Controls, adjacent_pair, motion_axis, parse_controls, plan_actions
 from tier2.validators.l1.runtime_gates import no_errors
 from tier2.validators.probing import MAX_BUDGET_FACTOR, budget_limit, run_bounded
 from tier2.validators.runner import apply_verdicts
-from tier2.validators.site import classify_site
+from tier2.validators.site import classify_site, engine_evidence
 from tier2.validators.trace import InputProbe, PlayTrace
+
+PACK = load_pack(REPO_ROOT / "capability_packs", "phaser")
 
 
 def _site(tmp_path: Path, html: str, files: dict[str, str]) -> Path:
@@ -36,8 +39,19 @@ def test_vite_dist_is_a_built_site() -> None:
 def test_bundle_that_contains_phaser_is_reported(tmp_path: Path) -> None:
     site = _site(tmp_path, '<script type="module" src="./assets/app.js"></script>',
                  {"assets/app.js": 'var C={VERSION:"3.80.1"};console.log("Phaser v"+C.VERSION);'})
-    kind = classify_site(site, (site / "index.html").read_text())
+    kind = classify_site(site, (site / "index.html").read_text(), [PACK.adapter])
     assert kind.kind == "built" and any("already contains Phaser" in e for e in kind.evidence)
+    assert classify_site(site, (site / "index.html").read_text()).evidence == ["every module runs unbundled",
+                                                                               "no package.json beside index.html"]
+
+
+def test_the_engine_is_chosen_by_the_scripts_the_page_loads(tmp_path: Path) -> None:
+    site = _site(tmp_path / "a", '<script src="lib/engine.min.js?v=2"></script><script src="https://x/y.js"></script>',
+                 {"lib/engine.min.js": 'window.Phaser={VERSION:"3.55.2"};', "other.js": "Phaser v3.1.0"})
+    texts = engine_evidence([site])
+    assert texts == ['window.Phaser={VERSION:"3.55.2"};'] and PACK.adapter.detects(texts[0])
+    plain = _site(tmp_path / "b", '<script src="game.js"></script>', {"game.js": "const ctx = c.getContext('2d');"})
+    assert not any(PACK.adapter.detects(t) for t in engine_evidence([plain]))
 
 
 def test_bare_import_deep_in_the_graph_makes_a_source_project(tmp_path: Path) -> None:
@@ -45,7 +59,7 @@ def test_bare_import_deep_in_the_graph_makes_a_source_project(tmp_path: Path) ->
         "src/main.js": "import { Play } from './scenes/Play.js';\nnew Play();\n",
         "src/scenes/Play.js": "import Phaser from 'phaser';\nexport class Play extends Phaser.Scene {}\n",
         "package.json": "{}"})
-    kind = classify_site(site, (site / "index.html").read_text())
+    kind = classify_site(site, (site / "index.html").read_text(), [PACK.adapter])
     assert kind.kind == "source"
     assert "bare module 'phaser'" in kind.evidence[0] and "src/scenes/Play.js" in kind.evidence[0]
 
@@ -60,11 +74,11 @@ def test_extensionless_import_and_typescript_are_source(tmp_path: Path) -> None:
 
 def test_plain_script_tag_game_is_built(tmp_path: Path) -> None:
     site = _site(tmp_path, '<script src="lib/phaser.min.js"></script><script src="game.js"></script>', {})
-    assert classify_site(site, (site / "index.html").read_text()).kind == "built"
+    assert classify_site(site, (site / "index.html").read_text(), [PACK.adapter]).kind == "built"
 
 
 def test_registered_keys_are_named_for_the_browser() -> None:
-    controls = parse_controls({"codes": [16, 32, 37, 38, 39, 40, 87], "names": ["phaser:ENTER", "phaser:A", "#13"],
+    controls = parse_controls({"codes": [16, 32, 37, 38, 39, 40, 87], "names": ["Enter", "KeyA", "#13"],
                                "pointer": False, "interactive": [], "objects": []})
     assert controls.keys == ["Enter", "KeyA", "Shift", "Space", "ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown",
                              "KeyW"]

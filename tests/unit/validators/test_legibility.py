@@ -1,7 +1,7 @@
 """l1.legible's judgement on collected screens (the browser side is in tests/integration/test_legibility.py).
 
-Snapshots here have the shape `collector.js` returns: boxes ``[x, y, w, h]`` in canvas pixels, colours
-``[r, g, b(, a)]``, render order in ``order``.
+Snapshots here have the shape the engine adapter's `legibility.js` returns: boxes ``[x, y, w, h]`` in canvas
+pixels, colours ``[r, g, b(, a)]``, render order in ``order``.
 """
 
 from __future__ import annotations

@@ -157,8 +157,6 @@ def _designer(conv: Conversation, role: str) -> dict[str, Any]:
                  _req(f"the title “{title}” is shown", None, first, kind="ui_label", text=title)]
     elif role == "audio":
         decisions = ["Music: a loop matching the brief's mood; short cues for each action."]
-        notes = ["The Phaser pack ships no audio assets or audio behaviour: the game is silent (stated in scope "
-                 "when the brief asks for sound)."]
     elif role == "vfx":
         pal = theme.get("palette", {})
         decisions = ["Feedback: a colour flash on each action, a pulse on a completed goal."] + (
@@ -167,6 +165,8 @@ def _designer(conv: Conversation, role: str) -> dict[str, Any]:
         pal = theme.get("palette", {})
         decisions = [f"Shapes drawn in code (no image files): palette {', '.join(f'{k} {v}' for k, v in pal.items())}.",
                      f"Title “{theme.get('title')}”, subtitle “{theme.get('subtitle')}”."]
+    if pack is not None and role in pack.manifest.texts.scope_notes:  # what the pack cannot do for this role
+        notes = [pack.manifest.texts.scope_notes[role]]
     summary = f"{role} design for “{title}”, a {genre_id} game: " + (decisions[0] if decisions else "")
     return {"role": role, "summary": summary, "decisions": decisions, "requirements": reqs, "tables": out_tables,
             "notes": notes}

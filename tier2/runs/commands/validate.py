@@ -23,7 +23,7 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
     if mode not in ("auto", "contract", "generic"):
         raise BadInput(f"unknown mode {mode!r}: use auto, contract or generic")
     security = load_security(settings.config_dir)
-    pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
+    pack = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
     pack.check_toolchain()
     local = Path(target).expanduser()
     if out is None:

@@ -54,11 +54,12 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     secure_workspaces_root(settings.workspaces)  # 0700: projects and agent homes are reached only by tier2
     policies = PolicyStore(settings.config_dir, security)
     policy = policies.snapshot()  # fail fast on a broken policy (or one above a ceiling)
-    if settings.pack not in security.allowed_packs:
+    pack_id = settings.pack or security.default_pack
+    if pack_id not in security.allowed_packs:
         from tier2.errors import PackError
 
-        raise PackError(f"pack {settings.pack!r} is not in allowed_packs {security.allowed_packs}")
-    pack = load_pack(settings.packs_dir, settings.pack, settings.skills_dir)
+        raise PackError(f"pack {pack_id!r} is not in allowed_packs {security.allowed_packs}")
+    pack = load_pack(settings.packs_dir, pack_id, settings.skills_dir)
     pack.check_toolchain()
     chromium = find_chromium(settings.chromium, security.browser.executables)
     security_hash = security_build_hash(security, pack)

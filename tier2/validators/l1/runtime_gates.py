@@ -44,7 +44,7 @@ def boots(t: PlayTrace) -> ValidationResult:
         return _fail(gate, "window.__TIER2__ test hook missing", t.errors[:5])
     if not t.booted:
         return _fail(gate, f"game did not reach its first scene in {t.boot_virtual_ms:.0f} ms of game time",
-                     t.errors[:5] or ["game.isBooted stayed false or the scene stayed in Boot/Preload"])
+                     t.errors[:5] or ["the game never reported booted or the scene stayed in Boot/Preload"])
     d = t.default_renderer
     if d is not None and not d.get("booted"):
         return _fail(gate, "boots on the Canvas renderer but not on the default (WebGL) renderer",

@@ -1,11 +1,12 @@
 """The legibility gate ``l1.legible``: texts that overlap, are cut off, too small or too faint to read.
 
-At every screenshot the probes take, `collect_legibility` walks the engine's display list in the page
-(``collector.js``: every rendered scene, containers included; texts with their drawn lines, font size, colours
-and alpha; the shapes they may sit on) and stores the snapshot on the `PlayTrace`. `legible` judges the
-snapshots (`judge.judge_screen`, rules there) with the thresholds of hot policy ``legibility:``. It is an L1 gate;
-what its failure is per mode is hot policy ``verdicts:`` (`runner.apply_verdicts`): a verdict in contract mode
-(tier2's own games must pass it), a finding with its evidence in generic mode by default.
+At every screenshot the probes take, `collect_legibility` walks the engine's display list in the page (the engine
+adapter's ``legibility.js``, `tier2.packs.engine`: every rendered scene, containers included; texts with their drawn
+lines, font size, colours and alpha; the shapes they may sit on) and stores the snapshot on the `PlayTrace`.
+`legible` judges the snapshots (`judge.judge_screen`, rules there) with the thresholds of hot policy
+``legibility:``. It is an L1 gate; what its failure is per mode is hot policy ``verdicts:``
+(`runner.apply_verdicts`): a verdict in contract mode (tier2's own games must pass it), a finding with its evidence
+in generic mode by default.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from importlib import resources
 from typing import Any
 
 from tier2.browser import GameSession
@@ -22,23 +22,26 @@ from tier2.validators.base import Finding, ValidationResult
 from tier2.validators.legibility.judge import Issue, judge_screen
 from tier2.validators.trace import PlayTrace
 
-__all__ = ["GATE", "COLLECT_JS", "collect_legibility", "legible"]
+__all__ = ["GATE", "collect_js", "collect_legibility", "legible"]
 
 GATE = "l1.legible"
-_SOURCE = resources.files(__package__).joinpath("collector.js").read_text()
-#: the collector as an expression Playwright calls with the screen name (the file's header comment dropped)
-COLLECT_JS = _SOURCE[_SOURCE.index("\n(screen) =>") + 1:]
 _MAX_FINDINGS = 10
 _MAX_ISSUES = 30
 _NOUNS = {"overlap": "overlapping texts", "cut": "cut off", "size": "too small", "contrast": "low contrast"}
+
+
+def collect_js(source: str) -> str:
+    """The adapter's collector as an expression Playwright calls with the screen name (header comment dropped)."""
+    return source[source.index("\n(screen) =>") + 1:]
 
 
 async def collect_legibility(s: GameSession, trace: PlayTrace, screen: str) -> None:
     """Snapshot the texts on screen now (no clock advance) into ``trace.legibility``; a collector that throws on
     an unusual game is recorded as an error of that screen, a page that stops answering still times out."""
     try:
-        raw = await s.evaluate(COLLECT_JS, screen)
-        snap = json.loads(raw) if isinstance(raw, str) else {"screen": screen, "error": "no Phaser game found"}
+        raw = await s.evaluate(collect_js(s.engine.legibility_js), screen)
+        snap = json.loads(raw) if isinstance(raw, str) else {"screen": screen,
+                                                             "error": f"no {s.engine.title} game found"}
     except (TimeoutError, asyncio.CancelledError):
         raise
     except Exception as exc:  # noqa: BLE001 - a script error in the page is an observation
@@ -62,7 +65,7 @@ def legible(t: PlayTrace, limits: LegibilityPolicy | None = None) -> ValidationR
         if t.mode == "contract":
             return _result(False, "the display list could not be read", [Finding(message=e) for e in errors]
                            or [Finding(message="no screen was collected")], errors=errors)
-        return _result(True, "not applicable: no Phaser display list to read", [], applicable=False,
+        return _result(True, "not applicable: no engine display list to read", [], applicable=False,
                        errors=errors)
     seen: dict[str, tuple[Issue, list[str]]] = {}
     screens: list[dict[str, Any]] = []

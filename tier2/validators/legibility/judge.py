@@ -11,8 +11,8 @@ Rules (thresholds from hot policy ``legibility:``, `LegibilityPolicy`):
   judged either). Different strings are never exempt, even when one box contains the other. Masked texts (a
   scroll area clipped on purpose) are not checked for overlaps or cuts.
 * **cut** — by the canvas edge (or its scene's camera viewport) when part of the text is on screen and part is
-  off by more than ``overlap_px``; by its own fixed size (``setFixedSize`` smaller than the text, which Phaser
-  crops); by its panel: a shape drawn before the text — a Rectangle, a Graphics fill or outline, an opaque Image
+  off by more than ``overlap_px``; by its own fixed size (a fixed text box smaller than the text, which the
+  engine crops); by its panel: a shape drawn before the text — a Rectangle, a Graphics fill or outline, an opaque Image
   / Sprite / NineSlice — that holds more than ``panel_share`` of the text's box but not all of it (± overlap_px)
   and is at least as tall as the text (a bar thinner than the text on it is decoration, not its panel).
 * **size** — the font size in game pixels (scale, containers and camera zoom applied, times the game's own

@@ -1,57 +1,39 @@
 """Static L1 gates: checks of a project's sources that need no build and no browser.
 
-* ``l1.engine_calls`` (enforce): every Phaser API the game calls exists in the Phaser it runs on — the pack's pinned
-  one for tier2's games, the one a game nobody here wrote ships (`engine_version`) — index derived from the
-  package's own type data, cached — catches invented and removed APIs.
+* ``l1.engine_calls`` (enforce): every engine API the game calls exists in the engine version it runs on — the
+  pack's engine adapter owns the check and its data (`tier2.packs.engine`); core only runs it.
 * ``l1.magic_numbers`` (observe, always passes): gameplay-looking numbers in ``src/`` that belong in ``data/``.
 
-Both read the facts of one ``node capability_packs/phaser/tools/scan_sources.mjs`` run (acorn) over ``src/**/*.js``.
+Both read the facts of one run of the pack's acorn scanner (``<pack>/tools/scan_sources.mjs``) over ``src/**/*.js``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
+from typing import cast
 
+from tier2.packs.engine import EngineAdapter
 from tier2.validators.base import ValidationResult
-from tier2.validators.static.engine_calls import check_engine_calls
-from tier2.validators.static.engine_version import fetch_phaser_types, installed_version, shipped_phaser
 from tier2.validators.static.magic_numbers import check_magic_numbers
-from tier2.validators.static.phaser_api import PhaserApi, load_phaser_api
 from tier2.validators.static.scan import SCAN_TIMEOUT_S, read_sources, scan_sources, scan_sources_async
 
-__all__ = ["PhaserApi", "load_phaser_api", "read_sources", "scan_sources", "check_engine_calls",
-           "check_magic_numbers", "run_static_gates"]
-
-
-async def _engine_modules(project: Path, node_modules: Path,
-                          engines_dir: Path | None) -> tuple[Path, tuple[str, str] | None, bool]:
-    """(node_modules whose phaser to check against, the shipped (version, evidence), unverified?)."""
-    if engines_dir is None:
-        return node_modules, None, False
-    shipped = await asyncio.to_thread(shipped_phaser, project)
-    if shipped is None or shipped[0] == installed_version(node_modules):
-        return node_modules, shipped, False
-    fetched = await asyncio.to_thread(fetch_phaser_types, shipped[0], engines_dir)
-    return (fetched, shipped, False) if fetched is not None else (node_modules, shipped, True)
+__all__ = ["read_sources", "scan_sources", "check_magic_numbers", "run_static_gates"]
 
 
 async def run_static_gates(
-    project: Path, node_modules: Path, timeout_s: float = SCAN_TIMEOUT_S, engines_dir: Path | None = None,
+    project: Path, adapter: EngineAdapter, timeout_s: float = SCAN_TIMEOUT_S, engines_dir: Path | None = None,
 ) -> list[ValidationResult]:
-    """Run ``l1.engine_calls`` and ``l1.magic_numbers`` on ``project/src``.
+    """Run ``l1.engine_calls`` (the adapter's) and ``l1.magic_numbers`` on ``project/src``.
 
-    ``engines_dir``: for a game nobody here wrote, where the type data of the Phaser it ships is cached
-    (`engine_version`); the check then uses that version (None: the pack's pinned Phaser, tier2's own games).
-    Raises `tier2.errors.ToolchainMissing` when node, the scanner, acorn or the phaser package is missing.
+    ``engines_dir``: for a game nobody here wrote, where the adapter caches the type data of the engine version it
+    ships (None: the pack's pinned engine, tier2's own games).
+    Raises `tier2.errors.ToolchainMissing` when node, the scanner, acorn or the engine package is missing.
     """
     started = time.monotonic()
     src = read_sources(Path(project))
-    api_modules, shipped, unverified = await _engine_modules(Path(project), Path(node_modules), engines_dir)
-    api_task = asyncio.to_thread(load_phaser_api, api_modules)  # index load overlaps the node run
-    scan, api = await asyncio.gather(scan_sources_async(src, Path(node_modules), timeout_s), api_task)
-    engine = check_engine_calls(src, api, scan=scan, shipped=shipped, unverified=unverified)
+    scan = await scan_sources_async(src, adapter.node_modules, timeout_s)
+    engine = cast(ValidationResult, await adapter.check_engine_calls(Path(project), src, scan, engines_dir))
     magic = check_magic_numbers(src, scan=scan)
     scan_ms = int((time.monotonic() - started) * 1000) - engine.duration_ms - magic.duration_ms
     for r in (engine, magic):

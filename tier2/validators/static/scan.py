@@ -11,11 +11,10 @@ from typing import Any
 
 from tier2.errors import ToolchainMissing
 from tier2.hostio import ProjectDir
+from tier2.settings.loader import Settings
 
-__all__ = ["Scan", "read_sources", "scanner_command", "scan_sources", "scan_sources_async", "DEFAULT_NODE_MODULES"]
+__all__ = ["Scan", "read_sources", "scanner_command", "scan_sources", "scan_sources_async", "default_node_modules"]
 
-#: The built-in Phaser pack's node_modules, used when a check is called without scan facts.
-DEFAULT_NODE_MODULES = Path(__file__).resolve().parents[3] / "capability_packs" / "phaser" / "node_modules"
 SCAN_TIMEOUT_S = 30.0
 
 #: path → per-file facts as emitted by the scanner (see the header of scan_sources.mjs)
@@ -26,6 +25,12 @@ def read_sources(project: Path) -> dict[str, str]:
     """``src/**/*.js`` of a project, keyed by the POSIX path relative to the project (``src/scenes/Play.js``)."""
     # never through a link: a project's files are the sandbox's to change (tier2.hostio)
     return dict(ProjectDir(project).text_files("src", suffixes=(".js",), skip=frozenset({"node_modules"})))
+
+
+def default_node_modules() -> Path:
+    """The configured pack's node_modules (``TIER2_PACK``), used when a check is called without scan facts."""
+    settings = Settings()
+    return settings.packs_dir / settings.pack_id / "node_modules"
 
 
 def scanner_command(node_modules: Path) -> list[str]:
@@ -55,7 +60,7 @@ def scan_sources(
     """Blocking variant (for direct calls of the checks); `scan_sources_async` is what the gate runner uses."""
     if not src_files:
         return {}
-    cmd = scanner_command(node_modules or DEFAULT_NODE_MODULES)
+    cmd = scanner_command(node_modules or default_node_modules())
     try:
         proc = subprocess.run(cmd, input=json.dumps({"files": src_files}).encode(), capture_output=True,
                               timeout=timeout_s, check=False)

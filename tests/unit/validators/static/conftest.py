@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.validators.static.helpers import CREATE_GAME, DEMOS, NODE_MODULES, PACK, TEMPLATE
+from capability_packs.phaser.corpus import fetch_create_game_demos
+from tests.unit.validators.static.helpers import CREATE_GAME, DEMOS, NODE_MODULES, PACK, TEMPLATE, adapter_module
 from tier2.settings.loader import REPO_ROOT
-from tier2.testing.corpus import fetch_create_game_demos
-from tier2.validators.static import PhaserApi, load_phaser_api, read_sources
+from tier2.validators.static import read_sources
+
+_api = adapter_module("api")
+PhaserApi, load_phaser_api = _api.PhaserApi, _api.load_phaser_api
 
 
 @pytest.fixture(scope="session")

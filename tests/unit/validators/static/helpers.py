@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import re
+from types import ModuleType
 
+from tier2.packs import load_pack
 from tier2.settings.loader import REPO_ROOT
 
 PACK = REPO_ROOT / "capability_packs" / "phaser"
@@ -11,6 +14,14 @@ NODE_MODULES = PACK / "node_modules"
 TEMPLATE = PACK / "genres" / "shop" / "template"
 CREATE_GAME = "@phaserjs/create-game@1.3.2"
 DEMOS = ("coin-clicker", "memory-card-game", "phasers-revenge")
+#: the pack's engine adapter, as the validators load it (its modules: `adapter_module`)
+ADAPTER = load_pack(REPO_ROOT / "capability_packs", "phaser").adapter
+
+
+def adapter_module(name: str) -> ModuleType:
+    """A module of the Phaser adapter (``api``, ``engine_calls``, ``engine_version``, ``dts``) — the very module
+    object the validators run, so a monkeypatch reaches them."""
+    return importlib.import_module(f"{ADAPTER.module.__name__}.{name}")
 
 
 def inject(src: dict[str, str], file: str, code: str) -> dict[str, str]:

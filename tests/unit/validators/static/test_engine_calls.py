@@ -7,18 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.validators.static.helpers import DEMOS, TEMPLATE, inject, injected_line
+from tests.unit.validators.static.helpers import ADAPTER, DEMOS, TEMPLATE, adapter_module, inject, injected_line
 from tier2.errors import ToolchainMissing
-from tier2.validators.static import (
-    PhaserApi,
-    check_engine_calls,
-    load_phaser_api,
-    read_sources,
-    run_static_gates,
-    scan_sources,
-)
-from tier2.validators.static import phaser_api as phaser_api_module
+from tier2.validators.static import read_sources, run_static_gates, scan_sources
 from tier2.validators.static import scan as scan_module
+
+phaser_api_module = adapter_module("api")
+PhaserApi, load_phaser_api = phaser_api_module.PhaserApi, phaser_api_module.load_phaser_api
+check_engine_calls = adapter_module("engine_calls").check_engine_calls
 
 PLAY = "src/scenes/Play.js"
 
@@ -191,7 +187,7 @@ def test_cached_index_loads_fast(node_modules: Path, monkeypatch: pytest.MonkeyP
 async def test_run_static_gates(node_modules: Path, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "main.js").write_text("import Phaser from 'phaser';\nPhaser.Math.Betwen(1, 2);\n")
-    engine, magic = await run_static_gates(tmp_path, node_modules)
+    engine, magic = await run_static_gates(tmp_path, ADAPTER)
     assert (engine.id, engine.passed) == ("l1.engine_calls", False)
     assert "did you mean 'Between'" in engine.findings[0].message
     assert (magic.id, magic.mode, magic.passed) == ("l1.magic_numbers", "observe", True)
@@ -203,7 +199,7 @@ async def test_missing_node_raises_toolchain_missing(node_modules: Path, tmp_pat
     (tmp_path / "src" / "main.js").write_text("1;\n")
     monkeypatch.setattr(scan_module.shutil, "which", lambda _name: None)
     with pytest.raises(ToolchainMissing, match="node"):
-        await run_static_gates(tmp_path, node_modules)
+        await run_static_gates(tmp_path, ADAPTER)
     with pytest.raises(ToolchainMissing, match="node"):
         scan_sources({"src/main.js": "1;"}, node_modules)
 

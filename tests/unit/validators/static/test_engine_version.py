@@ -7,13 +7,16 @@ import shutil
 from pathlib import Path
 
 from tests.fixtures.fixture_games import GAMES
+from tests.unit.validators.static.helpers import ADAPTER, adapter_module
 from tier2.settings.loader import Policy
 from tier2.validators.runner import apply_verdicts
-from tier2.validators.static import check_engine_calls, run_static_gates
-from tier2.validators.static import engine_version as engine_version_module
-from tier2.validators.static.dts import doclets_from_dts
-from tier2.validators.static.engine_version import fetch_phaser_types, shipped_phaser
-from tier2.validators.static.phaser_api import build_index
+from tier2.validators.static import run_static_gates
+
+check_engine_calls = adapter_module("engine_calls").check_engine_calls
+engine_version_module = adapter_module("engine_version")
+doclets_from_dts = adapter_module("dts").doclets_from_dts
+fetch_phaser_types, shipped_phaser = engine_version_module.fetch_phaser_types, engine_version_module.shipped_phaser
+build_index = adapter_module("api").build_index
 
 DTS = """/// <reference types="./matter" />
 declare namespace Phaser {
@@ -108,7 +111,7 @@ async def test_no_type_data_makes_the_version_unverified_never_a_failure(node_mo
                                                                         monkeypatch) -> None:
     monkeypatch.setattr(engine_version_module, "npm_path", lambda: None)  # no npm: nothing to fetch
     game = _game(tmp_path, "old-phaser", "3.55.2")
-    engine, _magic = await run_static_gates(game, node_modules, engines_dir=tmp_path / "engines")
+    engine, _magic = await run_static_gates(game, ADAPTER, engines_dir=tmp_path / "engines")
     assert not engine.passed  # against the pinned 3.90.0, timeline is missing ...
     assert engine.evidence["shipped"] == {"version": "3.55.2", "evidence": "lib/phaser.min.js carries Phaser 3.55.2",
                                           "verified": False}
@@ -122,7 +125,7 @@ async def test_an_undefined_constant_read_is_told_from_a_missing_call(node_modul
     game = _game(tmp_path, "no-such-api", "3.90.0")  # the pinned version: nothing to fetch
     src = (game / "src" / "game.js").read_text()
     (game / "src" / "game.js").write_text("const K = Phaser.Input.Keyboard.KeyCodes.F13 || 124;\n" + src)
-    engine, _ = await run_static_gates(game, node_modules, engines_dir=tmp_path / "engines")
+    engine, _ = await run_static_gates(game, ADAPTER, engines_dir=tmp_path / "engines")
     rules = {f.message.split("`")[1]: f.rule for f in engine.findings}
     assert rules == {"Phaser.Input.Keyboard.KeyCodes.F13": "l1.engine_calls.undefined_read",
                      "this.add.sparkleBurst": None}, rules
@@ -132,5 +135,4 @@ async def test_an_undefined_constant_read_is_told_from_a_missing_call(node_modul
 
 
 def _api(node_modules: Path):
-    from tier2.validators.static import load_phaser_api
-    return load_phaser_api(node_modules)
+    return adapter_module("api").load_phaser_api(node_modules)

@@ -1,4 +1,4 @@
-// tier2 legibility collector (read by tier2/validators/legibility, called with the screen name; returns a snapshot).
+// The Phaser pack's legibility collector (its engine adapter, read by tier2/validators/legibility, called with the screen name).
 // Walks the display list of every rendered scene (containers and layers included) in render order and returns,
 // in screen pixels of the game's canvas (main camera applied): every visible Text / BitmapText with its ink
 // boxes (one per drawn line), font size, colours and effective alpha; every shape a text may sit on

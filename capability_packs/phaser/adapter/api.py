@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from tier2.errors import ToolchainMissing
-from tier2.validators.static.dts import doclets_from_dts
+
+from .dts import doclets_from_dts
 
 __all__ = ["PhaserApi", "load_phaser_api", "build_index", "INDEX_SCHEMA"]
 

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from tier2.validators.base import Finding, ValidationResult
-from tier2.validators.static.phaser_api import PhaserApi
 from tier2.validators.static.scan import Scan, scan_sources
+
+from .api import PhaserApi
 
 __all__ = ["check_engine_calls", "Resolver"]
 
