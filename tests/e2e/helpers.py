@@ -15,6 +15,7 @@ import uvicorn
 
 from tier2.browser import BrowserPool
 from tier2.browser.session import SERVED_ORIGIN, resolve_served, served_path
+from tier2.packs import load_pack
 from tier2.settings.loader import REPO_ROOT, Settings
 
 TIER2 = [sys.executable, "-m", "tier2"]
@@ -136,7 +137,7 @@ def template_zip(extra: dict[str, bytes] | None = None, compression: int = 0) ->
     import zipfile
 
     buf = io.BytesIO()
-    template = REPO_ROOT / "capability_packs/phaser/genres/shop/template"
+    template = load_pack(REPO_ROOT / "capability_packs", "phaser").genre("shop").template_dir  # composed
     with zipfile.ZipFile(buf, "w", compression) as zf:
         for path in template.rglob("*"):
             if path.is_file():

@@ -20,6 +20,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from tests.e2e.helpers import serve_in_process, template_zip
+from tier2.packs import load_pack
 from tier2.settings.loader import REPO_ROOT, Settings
 from tier2.store.keys import Keys
 from tier2.store.quotas import QuotaStore
@@ -40,7 +41,7 @@ def _zip_bomb() -> bytes:
 
 def _tgz_bomb() -> bytes:
     raw = io.BytesIO()
-    template = REPO_ROOT / "capability_packs/phaser/genres/shop/template"
+    template = load_pack(REPO_ROOT / "capability_packs", "phaser").genre("shop").template_dir  # composed
     with tarfile.open(fileobj=raw, mode="w") as tf:
         tf.add(template, arcname="my-game")
         info = tarfile.TarInfo("my-game/assets/zeros.bin")

@@ -10,10 +10,11 @@ import pytest
 
 from capability_packs.phaser.corpus import fetch_create_game_demos
 from tests.e2e.helpers import run_cli
+from tier2.packs import load_pack
 from tier2.settings.loader import REPO_ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.slow]
-TEMPLATE = REPO_ROOT / "capability_packs/phaser/genres/shop/template"
+TEMPLATE = load_pack(REPO_ROOT / "capability_packs", "phaser").genre("shop").template_dir  # composed
 
 
 def test_tier2_project_passes_with_json_and_html_reports(tmp_path: Path) -> None:

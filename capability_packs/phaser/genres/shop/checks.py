@@ -1,12 +1,13 @@
-"""The shop genre's data checks: the crafting graph's linkage and the economy (core's crafting/economy analysers,
-which also read real games' data), gate ids ``l1.data_linkage`` and ``l1.economy``."""
+"""The shop genre's data checks: the crafting graph's linkage and the economy (the genre's analysers in
+``economy/``, which also read real games' data), gate ids ``l1.data_linkage`` and ``l1.economy``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tier2.validators.base import ValidationResult
-from tier2.validators.data import check_tier2_tables
+
+from .economy import check_tier2_tables
 
 __all__ = ["check_tables"]
 

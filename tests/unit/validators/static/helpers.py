@@ -11,11 +11,12 @@ from tier2.settings.loader import REPO_ROOT
 
 PACK = REPO_ROOT / "capability_packs" / "phaser"
 NODE_MODULES = PACK / "node_modules"
-TEMPLATE = PACK / "genres" / "shop" / "template"
 CREATE_GAME = "@phaserjs/create-game@1.3.2"
 DEMOS = ("coin-clicker", "memory-card-game", "phasers-revenge")
 #: the pack's engine adapter, as the validators load it (its modules: `adapter_module`)
 ADAPTER = load_pack(REPO_ROOT / "capability_packs", "phaser").adapter
+#: the shop genre's whole template (the pack's common parts under the genre's own files)
+TEMPLATE = load_pack(REPO_ROOT / "capability_packs", "phaser").genre("shop").template_dir
 
 
 def adapter_module(name: str) -> ModuleType:

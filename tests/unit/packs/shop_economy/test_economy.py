@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.validators.data.helpers import error_messages, read_json
+from tests.unit.packs.shop_economy.helpers import error_messages, read_json, shop_economy
 from tier2.packs import load_pack
-from tier2.validators.data import (
-    Converter,
-    EconomyModel,
-    Sink,
-    Source,
-    check_economy,
-    check_tier2_tables,
-    cost_function,
-    economy_from_farming,
-    economy_from_grmc,
-    economy_from_tier2_tables,
-)
+
+ECONOMY = shop_economy()  # the genre's own package, as the pack loads it
+Converter = ECONOMY.Converter
+EconomyModel = ECONOMY.EconomyModel
+Sink = ECONOMY.Sink
+Source = ECONOMY.Source
+check_economy = ECONOMY.check_economy
+check_tier2_tables = ECONOMY.check_tier2_tables
+cost_function = ECONOMY.cost_function
+economy_from_farming = ECONOMY.economy_from_farming
+economy_from_grmc = ECONOMY.economy_from_grmc
+economy_from_tier2_tables = ECONOMY.economy_from_tier2_tables
 
 
 @pytest.fixture(scope="module")

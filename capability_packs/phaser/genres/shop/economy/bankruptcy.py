@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tier2.validators.data.economy_model import Converter, EconomyModel, Sink
+from .economy_model import Converter, EconomyModel, Sink
 
 __all__ = ["MAX_DEPTH", "NODE_LIMIT", "bankruptcy_path", "makers_of", "take"]
 

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.validators.data.helpers import error_messages, read_json
-from tier2.validators.data import (
-    CraftGraph,
-    Recipe,
-    check_linkage,
-    check_tier2_tables,
-    from_grmc,
-    from_minecraft,
-    from_tier2_tables,
-    reachable_items,
-)
-from tier2.validators.data.graph import self_sourced, strongly_connected
+from tests.unit.packs.shop_economy.helpers import error_messages, read_json, shop_economy
+
+ECONOMY = shop_economy()  # the genre's own package, as the pack loads it
+self_sourced = ECONOMY.graph.self_sourced
+strongly_connected = ECONOMY.graph.strongly_connected
+CraftGraph = ECONOMY.CraftGraph
+Recipe = ECONOMY.Recipe
+check_linkage = ECONOMY.check_linkage
+check_tier2_tables = ECONOMY.check_tier2_tables
+from_grmc = ECONOMY.from_grmc
+from_minecraft = ECONOMY.from_minecraft
+from_tier2_tables = ECONOMY.from_tier2_tables
+reachable_items = ECONOMY.reachable_items
 
 # --- Minecraft ----------------------------------------------------------------------------------------------------
 

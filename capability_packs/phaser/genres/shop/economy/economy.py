@@ -19,8 +19,9 @@ from collections.abc import Callable
 from typing import Any, TypedDict
 
 from tier2.validators.base import Finding, ValidationResult
-from tier2.validators.data.bankruptcy import MAX_DEPTH, bankruptcy_path, makers_of
-from tier2.validators.data.economy_model import Converter, EconomyModel, Sink, Source
+
+from .bankruptcy import MAX_DEPTH, bankruptcy_path, makers_of
+from .economy_model import Converter, EconomyModel, Sink, Source
 
 __all__ = ["GATE_ID", "Converter", "EconomyModel", "Sink", "Source", "check_economy", "cost_function"]
 

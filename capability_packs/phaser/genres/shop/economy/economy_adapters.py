@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tier2.validators.data.economy import Converter, EconomyModel, Sink, Source
-from tier2.validators.data.graph import from_tier2_tables, rows, table
+from .economy import Converter, EconomyModel, Sink, Source
+from .graph import from_tier2_tables, rows, table
 
 __all__ = ["economy_from_farming", "economy_from_grmc", "economy_from_tier2_tables"]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 
 from tier2.validators.base import Finding, ValidationResult
-from tier2.validators.data.graph import CraftGraph, item_edges, strongly_connected
+
+from .graph import CraftGraph, item_edges, strongly_connected
 
 __all__ = ["GATE_ID", "check_linkage", "reachable_items", "self_loops"]
 
