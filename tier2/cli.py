@@ -91,7 +91,7 @@ def _design_goal(project: Path) -> str:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    settings = Settings()
+    settings = Settings(pack=args.pack) if args.pack else Settings()  # checked against allowed_packs at start
     if getattr(args, "continue_dir", None) and args.brief is None and not args.brief_file:
         args.brief = _design_goal(Path(args.continue_dir))
     brief = read_brief(args)
@@ -277,6 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue a project whose run paused after design (re-reads the edited design/spec.json)")
     g.add_argument("--workspace", choices=["local", "isolated", "docker"],
                    help="workspace kind (default and allowed kinds: [sandbox] in config/security)")
+    g.add_argument("--pack", metavar="ID", help="capability pack (engine) to build with, one of allowed_packs "
+                   "(default: TIER2_PACK, else default_pack in config/security)")
     g.set_defaults(fn=cmd_generate)
     x = sub.add_parser("sandbox", help="operate on a project's workspace sandbox")
     xs = x.add_subparsers(dest="sandbox_command", required=True)

@@ -94,6 +94,13 @@ def test_unknown_model_route_is_rejected(tmp_path: Path, redis_url: str) -> None
     _fails(proc, "unknown model route 'nope'")
 
 
+def test_a_pack_not_allowed_is_rejected_before_anything_runs(tmp_path: Path, redis_url: str) -> None:
+    proc = run_cli("generate", POTION, "--pack", "pixi", env={"TIER2_WORKSPACES": str(tmp_path),
+                                                              "REDIS_URL": redis_url})
+    _fails(proc, "pack 'pixi' is not in allowed_packs")
+    assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())
+
+
 def test_missing_esbuild_is_a_setup_error(tmp_path: Path, redis_url: str) -> None:
     packs = tmp_path / "packs"
     shutil.copytree(Path("capability_packs"), packs, ignore=shutil.ignore_patterns("node_modules"))

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from tier2.errors import Conflict, NotFound
+from tier2.errors import BadInput, Conflict, NotFound
 from tier2.runs.loop.sandboxing import choose_workspace
 from tier2.runs.process.runtime import Runtime
 from tier2.runs.request import new_run_id, validate_brief
@@ -28,7 +28,7 @@ from tier2.settings.loader import BudgetOverride
 from tier2.store.quotas import QuotaStore
 from tier2.workspace.projects import project_id_for
 
-__all__ = ["AcceptedRun", "RunSubmission", "SubmitResult", "submit_run"]
+__all__ = ["AcceptedRun", "RunSubmission", "SubmitResult", "served_pack", "submit_run"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,8 @@ class RunSubmission:
     pause_after: Literal["design"] | None = None
     #: workspace kind (``local``/``isolated``/``docker``) within the security ceiling and the hot policy
     workspace: Literal["local", "isolated", "docker"] | None = None
+    #: the capability pack asked for (None: the service's); `served_pack` checks it
+    pack: str | None = None
 
     def options(self) -> dict[str, Any]:
         """Per-run options handed to the run's governance layers (its own budget, its workspace kind; unset fields
@@ -62,7 +64,8 @@ class RunSubmission:
         """sha256 of the request (what a replay must match); the same form as the request body's JSON."""
         body = {"brief": self.brief, "model": self.model, "project_id": self.project_id,
                 "thread_id": self.thread_id, "budget": self.budget.model_dump() if self.budget is not None else None,
-                "pause_after": self.pause_after, **({"workspace": self.workspace} if self.workspace else {})}
+                "pause_after": self.pause_after, **({"workspace": self.workspace} if self.workspace else {}),
+                **({"pack": self.pack} if self.pack else {})}
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
@@ -83,6 +86,22 @@ class SubmitResult:
     replayed: bool = False
 
 
+def served_pack(rt: Runtime, asked: str | None) -> str:
+    """The pack a run builds with: the one this process loaded, when ``asked`` is None or names it; otherwise
+    `BadInput` saying why — not installed, not in ``allowed_packs``, or allowed but run by another process
+    (``TIER2_PACK``) — so a brief for one engine is never built with another."""
+    served = rt.pack.manifest.id
+    if asked is None or asked == served:
+        return served
+    installed = sorted(p.parent.name for p in rt.settings.packs_dir.glob("*/pack.yaml"))
+    if asked not in installed:
+        raise BadInput(f"pack {asked!r} is not installed (installed: {', '.join(installed)})")
+    if asked not in rt.security.allowed_packs:
+        raise BadInput(f"pack {asked!r} is not allowed here (allowed_packs: {', '.join(rt.security.allowed_packs)})")
+    raise BadInput(f"pack {asked!r} is allowed but this service runs pack {served!r}: submit to a service or "
+                   f"worker started with TIER2_PACK={asked}")
+
+
 async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
     """Accept ``sub`` as a queued run (durable before this returns), or raise why not (see the module doc)."""
     brief = validate_brief(sub.brief, rt.security.brief)
@@ -90,6 +109,7 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
     policy.route(sub.model)  # an unknown route: ModelRouteError
     admitted = admit_run(rt.security, policy, sub.tenant, sub.model, sub.budget)
     choose_workspace(rt.security, policy, sub.options())  # a kind above the ceiling: BadInput (422)
+    served_pack(rt, sub.pack)  # a pack this service does not run: BadInput (422), never a substitute
     replay = sub.idempotency_key is not None and bool(
         await rt.store.r.exists(rt.store.keys.idempotency(sub.tenant, sub.idempotency_key)))
     if not replay:  # a retry of an accepted run gets its answer back, full disk or not

@@ -88,7 +88,7 @@ async def create_run(body: RunCreate, response: Response, rt: RuntimeDep, tenant
     result = await submit_run(rt, RunSubmission(
         tenant=tenant, brief=body.brief, model=body.model, project_id=body.project_id, thread_id=body.thread_id,
         budget=body.budget, idempotency_key=idempotency_key, pause_after=body.pause_after,
-        workspace=body.workspace))
+        workspace=body.workspace, pack=body.pack))
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     run = result.run

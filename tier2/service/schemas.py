@@ -74,6 +74,8 @@ class RunCreate(BaseModel):
     workspace: Literal["local", "isolated", "docker"] | None = Field(
         default=None, description="Workspace kind; only kinds the security config allows (`[sandbox]`), default "
         "from the hot policy")
+    pack: Ident | None = Field(default=None, description="The capability pack (engine) to build with: one of the "
+                               "security config's allowed_packs that this service runs (default: its pack)")
 
 
 class ProjectImport(BaseModel):
