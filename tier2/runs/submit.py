@@ -86,12 +86,12 @@ class SubmitResult:
     replayed: bool = False
 
 
-def served_pack(rt: Runtime, asked: str | None) -> str:
-    """The pack a run builds with: the one this process loaded, when ``asked`` is None or names it; otherwise
-    `BadInput` saying why — not installed, not in ``allowed_packs``, or allowed but run by another process
-    (``TIER2_PACK``) — so a brief for one engine is never built with another."""
+def served_pack(rt: Runtime, asked: str) -> str:
+    """``asked`` when it is the pack this process loaded (a run builds with it); otherwise `BadInput` saying why —
+    not installed, not in ``allowed_packs``, or allowed but run by another process (``TIER2_PACK``) — so a brief for
+    one engine is never built with another."""
     served = rt.pack.manifest.id
-    if asked is None or asked == served:
+    if asked == served:
         return served
     installed = sorted(p.parent.name for p in rt.settings.packs_dir.glob("*/pack.yaml"))
     if asked not in installed:
@@ -109,7 +109,8 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
     policy.route(sub.model)  # an unknown route: ModelRouteError
     admitted = admit_run(rt.security, policy, sub.tenant, sub.model, sub.budget)
     choose_workspace(rt.security, policy, sub.options())  # a kind above the ceiling: BadInput (422)
-    served_pack(rt, sub.pack)  # a pack this service does not run: BadInput (422), never a substitute
+    if sub.pack is not None:
+        served_pack(rt, sub.pack)  # a pack this service does not run: BadInput (422), never a substitute
     replay = sub.idempotency_key is not None and bool(
         await rt.store.r.exists(rt.store.keys.idempotency(sub.tenant, sub.idempotency_key)))
     if not replay:  # a retry of an accepted run gets its answer back, full disk or not

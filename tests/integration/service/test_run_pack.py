@@ -33,7 +33,7 @@ def test_served_pack_accepts_its_own_and_says_why_not_for_others(tmp_path: Path)
         (packs / pid / "pack.yaml").write_text(f"id: {pid}\n")
     security = load_security(REPO_ROOT / "config").model_copy(update={"allowed_packs": ["phaser", "other"]})
     rt = SimpleNamespace(pack=PHASER, security=security, settings=SimpleNamespace(packs_dir=packs))
-    assert served_pack(rt, None) == served_pack(rt, "phaser") == "phaser"  # type: ignore[arg-type]
+    assert served_pack(rt, "phaser") == "phaser"  # type: ignore[arg-type]
     for asked, says in (("nope", "is not installed (installed: banned, other, phaser)"),
                         ("banned", "is not allowed here"), ("other", "TIER2_PACK=other")):
         with pytest.raises(BadInput, match=says.replace("(", r"\(").replace(")", r"\)")):
