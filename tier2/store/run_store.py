@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError, RedisError, ResponseError, TimeoutError
+from redis.exceptions import RedisError, ResponseError
 
 from tier2.errors import RedisUnavailable, StaleLease
 from tier2.events import EVENT_ADAPTER, Tier2Event
+from tier2.store.connect import connect
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.lifecycle import TERMINAL, check_transition
 from tier2.store.quotas import ADMIT_LUA, Admission
@@ -103,11 +102,10 @@ return {'created', ''}
 
 
 def resilient_client(url: str, outage_s: float = 20.0) -> aioredis.Redis:
-    """A client that rides out a Redis restart: commands are retried on connection errors with backoff for about
-    ``outage_s``. Retried writes must be idempotent — every script here is (event appends carry a dedup token)."""
-    backoff = ExponentialBackoff(cap=1.0, base=0.05)
-    return aioredis.Redis.from_url(url, decode_responses=True, retry=Retry(backoff, retries=int(outage_s) + 5),
-                                   retry_on_error=[ConnectionError, TimeoutError, OSError])
+    """A client that rides out a Redis restart or failover (`tier2.store.connect`, any ``REDIS_URL`` form):
+    commands are retried on connection errors with backoff for about ``outage_s``. Retried writes must be
+    idempotent — every script here is (event appends carry a dedup token)."""
+    return connect(url, resilient=True, outage_s=outage_s)
 
 
 @dataclass(frozen=True)
