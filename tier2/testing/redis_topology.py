@@ -146,6 +146,7 @@ class SentinelSet:
         self.primary = free_port()
         self.replicas = [free_port() for _ in range(replicas)]
         self.sentinels = [free_port() for _ in range(3)]
+        self._sentinels_up = False
 
     @property
     def url(self) -> str:
@@ -156,7 +157,7 @@ class SentinelSet:
         self._procs.spawn(self.primary, *durable)
         for port in self.replicas:
             self._procs.spawn(port, *durable, "--replicaof", "127.0.0.1", str(self.primary))
-        _wait(lambda: self.connected_replicas() == len(self.replicas), "every replica connected")
+        _wait(lambda: self.online_replicas() == len(self.replicas), "every replica online")
         conf = (f"sentinel monitor {self.master} 127.0.0.1 {self.primary} 2\n"
                 f"sentinel down-after-milliseconds {self.master} 1000\n"
                 f"sentinel failover-timeout {self.master} 5000\n"
@@ -172,11 +173,15 @@ class SentinelSet:
                     return False
             return True
         _wait(all_see_all, "the Sentinels seeing each other and the replicas")
+        self._sentinels_up = True
         return self
 
-    def connected_replicas(self, port: int | None = None) -> int:
-        info = _cmd(port or self.primary, "INFO", "replication")
-        return int(info.get("connected_slaves", 0)) if isinstance(info, dict) else 0
+    def online_replicas(self) -> int:
+        """Replicas of the current primary that are in sync (``state=online``, their link up)."""
+        info = _cmd(self.master_port() if self._sentinels_up else self.primary, "INFO", "replication")
+        ports = [v["port"] for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)
+                 and v.get("state") == "online"]
+        return sum(1 for p in ports if _cmd(int(p), "INFO", "replication").get("master_link_status") == "up")
 
     def master_port(self) -> int:
         """The primary's port as the first Sentinel that answers names it."""
@@ -185,6 +190,10 @@ class SentinelSet:
                 addr = _cmd(port, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.master)
                 return int(addr[1])
         raise redis.ConnectionError("no Sentinel answers")
+
+    def kill(self, port: int) -> None:
+        """SIGKILL the server (or Sentinel) on ``port``."""
+        self._procs.kill(port)
 
     def kill_primary(self) -> int:
         """SIGKILL the current primary; its port."""

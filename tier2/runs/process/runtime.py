@@ -9,13 +9,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from tier2.browser import BrowserPool, find_chromium
+from tier2.errors import SetupError
 from tier2.learning import CaseLibrary
 from tier2.packs import Pack, load_pack
 from tier2.settings.loader import CONFIG_LOG, PolicyStore, SecurityConfig, Settings, load_security
 from tier2.settings.secrets import Redactor
 from tier2.store.cases import CaseStore
+from tier2.store.connect import is_cluster
 from tier2.store.keys import Keys
-from tier2.store.run_store import RunStore
+from tier2.store.run_store import Durability, RunStore
 from tier2.workspace import secure_workspaces_root
 
 __all__ = ["Runtime", "open_runtime", "security_build_hash"]
@@ -64,7 +66,10 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     security_hash = security_build_hash(security, pack)
     log.info("security/build config %s (config/security %s, pack %s pins %s), policy %s, chromium %s", security_hash,
              security.source_hash, pack.ref, pack.pins_hash, policy.source_hash, chromium)
-    store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix))
+    if security.redis.min_replicas and is_cluster(redis_url):
+        raise SetupError("[redis] min_replicas is not supported on a Redis Cluster yet (docs/operations.md §14)")
+    store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix),
+                              Durability(security.redis.min_replicas, security.redis.replica_timeout_ms))
     pool = BrowserPool(chromium, security.browser.args, isolation=security.sandbox.isolation)
     key_envs = [r.api_key_env for r in policies.snapshot().models.values() if r.api_key_env]
     redactor = Redactor.from_env(security.secrets.env_patterns, [*key_envs, "TIER2_API_KEYS", "TIER2_STREAM_SECRET"])
