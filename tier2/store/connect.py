@@ -129,6 +129,17 @@ class _SentinelMaster(aioredis.Redis):
             await client.aclose()
 
 
+class _SyncSentinelMaster(redis.Redis):
+    """`_SentinelMaster`, blocking."""
+
+    sentinel_clients: list[redis.Redis] = []  # noqa: RUF012 - set per instance by `connect_sync`
+
+    def close(self) -> None:
+        super().close()
+        for client in self.sentinel_clients:
+            client.close()
+
+
 def _auth(target: RedisTarget) -> dict[str, Any]:
     return {k: v for k, v in (("username", target.username), ("password", target.password)) if v is not None}
 
@@ -170,4 +181,6 @@ def connect_sync(url: str, *, decode_responses: bool = True, **opts: Any) -> red
 
     sentinel_kw = {k: kw[k] for k in ("socket_timeout", "socket_connect_timeout") if k in kw}
     sentinel = SyncSentinel(list(target.nodes), sentinel_kwargs=sentinel_kw, **auth, **kw)  # type: ignore[no-untyped-call]
-    return cast(redis.Redis, sentinel.master_for(target.master, db=target.db))  # type: ignore[no-untyped-call]
+    master = sentinel.master_for(target.master, redis_class=_SyncSentinelMaster, db=target.db)  # type: ignore[no-untyped-call]
+    master.sentinel_clients = list(sentinel.sentinels)
+    return cast(redis.Redis, master)

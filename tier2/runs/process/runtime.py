@@ -52,6 +52,9 @@ class Runtime:
 @contextlib.asynccontextmanager
 async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = None) -> AsyncIterator[Runtime]:
     """Load config and the pack, check the toolchain and browser, connect the store; close all on exit."""
+    if is_cluster(redis_url):  # CROSSSLOT at the first script otherwise: say it at start, plainly
+        raise SetupError("REDIS_URL names a Redis Cluster: tier2's keys are not hash-tagged for one yet (its scripts "
+                         "touch several slots); use one server or Sentinel (docs/operations.md §14)")
     security = load_security(settings.config_dir)
     secure_workspaces_root(settings.workspaces)  # 0700: projects and agent homes are reached only by tier2
     policies = PolicyStore(settings.config_dir, security)
@@ -66,8 +69,6 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     security_hash = security_build_hash(security, pack)
     log.info("security/build config %s (config/security %s, pack %s pins %s), policy %s, chromium %s", security_hash,
              security.source_hash, pack.ref, pack.pins_hash, policy.source_hash, chromium)
-    if security.redis.min_replicas and is_cluster(redis_url):
-        raise SetupError("[redis] min_replicas is not supported on a Redis Cluster yet (docs/operations.md §14)")
     store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix),
                               Durability(security.redis.min_replicas, security.redis.replica_timeout_ms))
     pool = BrowserPool(chromium, security.browser.args, isolation=security.sandbox.isolation)
