@@ -52,3 +52,12 @@ async def test_a_sentinel_url_follows_the_master_through_a_failover(sentinels: S
         assert (await client.info("server"))["tcp_port"] == new
     finally:
         await client.aclose()
+
+
+async def test_the_health_report_reads_a_version_from_either_topology(shards: RedisShards,
+                                                                      sentinels: SentinelSet) -> None:
+    from tier2.service.health import _redis
+
+    for url in (shards.url, sentinels.url):
+        got = await _redis(url)
+        assert got["ok"] is True and str(got["version"])[:1].isdigit(), got

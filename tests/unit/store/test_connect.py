@@ -38,3 +38,12 @@ def test_a_malformed_url_is_a_setup_error_without_the_password(url: str) -> None
     with pytest.raises(SetupError) as info:
         parse_redis_url(url)
     assert "hunter2" not in str(info.value)
+
+
+@pytest.mark.parametrize("url", ["redis+sentinel://:hunter2@127.0.0.1:1,127.0.0.1:2/m",
+                                 "redis+cluster://u:hunter2@h:1,h:2"])
+def test_logs_never_show_the_password_of_a_sentinel_or_cluster_url(url: str) -> None:
+    from tier2.settings.secrets import redact_url
+
+    shown = redact_url(url)
+    assert "hunter2" not in shown and shown.endswith(url.rpartition("@")[2])
