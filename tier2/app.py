@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import TypedDict
+from typing import Any, TypedDict
 from urllib.parse import parse_qs, unquote, urlparse
 
 from agentscope.app import create_app
@@ -22,6 +22,7 @@ from fastapi import FastAPI
 from fastapi.middleware import Middleware
 
 from tier2 import __version__
+from tier2.errors import SetupError
 from tier2.models.offline import OfflineCredential
 from tier2.packs import load_pack
 from tier2.runs import open_runtime
@@ -34,6 +35,7 @@ from tier2.service.hosts import TrustedHosts
 from tier2.settings.api_keys import ApiKeys
 from tier2.settings.loader import Settings
 from tier2.settings.secrets import install_log_redaction, redact_url
+from tier2.store.connect import connect, parse_redis_url
 from tier2.store.run_index import RunIndex
 from tier2.studio import studio_router
 from tier2.workspace import ProjectWorkspaceManager
@@ -81,10 +83,23 @@ def _redis_params(url: str) -> _RedisParams:
     return {"host": u.hostname or "127.0.0.1", "port": u.port or 6379, "db": db, "password": password}
 
 
+def _agentscope_redis(url: str) -> dict[str, Any]:
+    """How AgentScope's storage and message bus reach ``url``: host and port of one server, or (Sentinel) a
+    connection pool of `tier2.store.connect` that follows the master. A Cluster is refused (as `open_runtime`
+    does): neither AgentScope's keys nor tier2's are hash-tagged for one yet."""
+    kind = parse_redis_url(url).kind
+    if kind == "single":
+        return dict(_redis_params(url))
+    if kind == "cluster":
+        raise SetupError("REDIS_URL names a Redis Cluster: tier2 does not run on one yet; use one server or "
+                         "Sentinel (docs/operations.md §14)")
+    return {"connection_pool": connect(url).connection_pool}
+
+
 def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     """The service; ``workers`` in-process workers take runs from the dispatch stream (0: only external
     ``tier2 worker`` processes run them)."""
-    params = _redis_params(redis_url)
+    params = _agentscope_redis(redis_url)
     install_log_redaction()  # no run token (access log) and no Redis password in a log line
     storage = RedisStorage(**params)
     bus = RedisMessageBus(**params)

@@ -135,6 +135,7 @@ class ErrorCode(StrEnum):
     QUOTA_EXCEEDED = "quota_exceeded"  # 507: a tenant storage quota (disk, snapshot store) is full
     INTERNAL_ERROR = "internal_error"  # 500: a bug; the details are in the server log only
     SERVICE_UNAVAILABLE = "service_unavailable"  # 503: Redis, browser or toolchain unavailable
+    NOT_REPLICATED = "not_replicated"  # 503: a run written, but not acknowledged by `[redis] min_replicas` in time
 
 
 class ApiError(OperatorError):

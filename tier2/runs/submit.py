@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from tier2.errors import BadInput, Conflict, NotFound
+from tier2.errors import ApiError, BadInput, Conflict, ErrorCode, NotFound
 from tier2.runs.loop.sandboxing import choose_workspace
 from tier2.runs.process.runtime import Runtime
 from tier2.runs.request import new_run_id, validate_brief
@@ -156,4 +156,9 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
     if accepted.outcome == "busy":
         raise Conflict(f"project {project_id} already has a run in progress ({accepted.active_run}); "
                        "one writer per project")
+    if accepted.outcome == "not_replicated":  # not durable under a failover yet: no 202 (docs/api.md)
+        raise ApiError(ErrorCode.NOT_REPLICATED, 503,
+                       f"the run was not acknowledged by enough Redis replicas in time ({accepted.detail} of "
+                       f"{rt.store.durability.min_replicas}); retry with the same Idempotency-Key",
+                       headers={"Retry-After": "1"})
     return SubmitResult(run)

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import redis.asyncio as aioredis
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
@@ -23,6 +22,7 @@ from tier2.service.deps import RuntimeDep, tenant
 from tier2.service.errors import error_responses
 from tier2.service.schemas import BrowserHealth, HealthView, ProbeView, RedisHealth, ToolchainHealth
 from tier2.settings.loader import Settings, load_security
+from tier2.store.connect import connect
 
 __all__ = ["router", "authed_router", "check_health", "public_health"]
 
@@ -38,11 +38,13 @@ _MISSING = {"redis": "Redis is unreachable", "browser": "Chromium is missing or 
 
 
 async def _redis(url: str) -> dict[str, Any]:
-    client = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+    client = connect(url, decode_responses=False, socket_connect_timeout=2, socket_timeout=2)
     t = time.monotonic()
     try:
         await client.ping()
         info = await client.info("server")
+        if "redis_version" not in info and info:  # a cluster answers per node: report the first
+            info = next(iter(info.values()))
         return {"ok": True, "version": info.get("redis_version"), "ping_ms": round((time.monotonic() - t) * 1000, 1)}
     except Exception as exc:  # noqa: BLE001 - report, don't raise
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}

@@ -119,6 +119,10 @@ class RedisConfig(BaseModel):
     executables: list[str] = ["redis-server"]
     appendonly: bool = True
     start_timeout_s: float = 10.0
+    #: a run is accepted (202) only once this many replicas acknowledged its write (``WAIT``); 0 = no wait
+    min_replicas: int = Field(default=0, ge=0, le=16)
+    #: how long the accept waits for them before answering 503 ``not_replicated``
+    replica_timeout_ms: int = Field(default=1000, gt=0, le=60_000)
 
 
 class RetentionConfig(BaseModel):

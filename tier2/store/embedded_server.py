@@ -16,6 +16,9 @@ from pathlib import Path
 
 import redis
 
+from tier2.errors import SetupError
+from tier2.store.connect import connect_sync
+
 __all__ = ["await_ping", "find_redis_server", "free_port", "launch", "ping", "reap"]
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # resolved before any fork: the child only calls prctl
@@ -51,12 +54,12 @@ def find_redis_server(candidates: list[str]) -> str | None:
 
 def ping(url: str, timeout: float = 2.0) -> bool:
     try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        client = connect_sync(url, socket_connect_timeout=timeout, socket_timeout=timeout)
         try:
             return bool(client.ping())
         finally:
             client.close()
-    except (redis.RedisError, OSError, ValueError):
+    except (redis.RedisError, OSError, ValueError, SetupError):
         return False
 
 

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError, RedisError, ResponseError, TimeoutError
+from redis.exceptions import RedisError, ResponseError
 
 from tier2.errors import RedisUnavailable, StaleLease
 from tier2.events import EVENT_ADAPTER, Tier2Event
+from tier2.store.connect import connect
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.lifecycle import TERMINAL, check_transition
 from tier2.store.quotas import ADMIT_LUA, Admission
@@ -35,9 +34,9 @@ from tier2.store.records import (
 )
 from tier2.store.replies import opt_text, stream_entries, texts, xread_entries
 
-__all__ = ["ID_PATTERN", "AcceptOutcome", "Accepted", "Fence", "RunStore"]
+__all__ = ["ID_PATTERN", "AcceptOutcome", "Accepted", "Durability", "Fence", "RunStore"]
 
-AcceptOutcome = Literal["created", "replay", "busy", "queue_full", "rate_limited"]
+AcceptOutcome = Literal["created", "replay", "busy", "queue_full", "rate_limited", "not_replicated"]
 
 #: the ids tier2 hands out (runs, threads, projects): letters, digits and ``_ . : -``, at most 64 characters;
 #: anything else is never looked up (a tenant-scoped read of a malformed id is simply None)
@@ -103,11 +102,10 @@ return {'created', ''}
 
 
 def resilient_client(url: str, outage_s: float = 20.0) -> aioredis.Redis:
-    """A client that rides out a Redis restart: commands are retried on connection errors with backoff for about
-    ``outage_s``. Retried writes must be idempotent — every script here is (event appends carry a dedup token)."""
-    backoff = ExponentialBackoff(cap=1.0, base=0.05)
-    return aioredis.Redis.from_url(url, decode_responses=True, retry=Retry(backoff, retries=int(outage_s) + 5),
-                                   retry_on_error=[ConnectionError, TimeoutError, OSError])
+    """A client that rides out a Redis restart or failover (`tier2.store.connect`, any ``REDIS_URL`` form):
+    commands are retried on connection errors with backoff for about ``outage_s``. Retried writes must be
+    idempotent — every script here is (event appends carry a dedup token)."""
+    return connect(url, resilient=True, outage_s=outage_s)
 
 
 @dataclass(frozen=True)
@@ -122,7 +120,8 @@ class Fence:
 class Accepted:
     """Outcome of `RunStore.accept_run`: ``created``, ``replay`` (same Idempotency-Key), ``busy`` (project), or
     a tenant limit (`store.quotas`): ``queue_full`` (``detail``: runs in flight) or ``rate_limited``
-    (``detail``: time in ms of the oldest submission in the window)."""
+    (``detail``: time in ms of the oldest submission in the window); ``not_replicated``: written on the primary,
+    but fewer than `Durability.min_replicas` replicas acknowledged it in time (``detail``: how many did)."""
 
     outcome: AcceptOutcome
     idempotency: dict[str, Any] | None = None
@@ -130,21 +129,33 @@ class Accepted:
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class Durability:
+    """When an accepted run counts as durable: its write acknowledged by ``min_replicas`` replicas within
+    ``replica_timeout_ms`` (``WAIT``; 0 = the primary's own fsync is enough). `[redis]` of the security config."""
+
+    min_replicas: int = 0
+    replica_timeout_ms: int = 1000
+
+
 class RunStore:
     """Async access to run records and events; the client is injected (tests pass their own)."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys | None = None, retention_s: int = 0) -> None:
-        """``retention_s``: how long every key of a run lives after it ends (`tier2.store.retention`; 0: until
-        deleted)."""
+    def __init__(self, client: aioredis.Redis, keys: Keys | None = None,
+                 durability: Durability | None = None, retention_s: int = 0) -> None:
+        """``durability``: how many replicas an accept waits for (`Durability`); ``retention_s``: how long every
+        key of a run lives after it ends (`tier2.store.retention`; 0: until deleted)."""
         self.r = client
         self.keys = keys or Keys()
+        self.durability = durability or Durability()
         self.retention_s = retention_s
         self._append = client.register_script(_APPEND)
         self._create = client.register_script(_CREATE)
 
     @classmethod
-    def from_url(cls, url: str, keys: Keys | None = None, retention_s: int = 0) -> RunStore:
-        return cls(resilient_client(url), keys, retention_s)
+    def from_url(cls, url: str, keys: Keys | None = None, durability: Durability | None = None,
+                 retention_s: int = 0) -> RunStore:
+        return cls(resilient_client(url), keys, durability, retention_s)
 
     async def close(self) -> None:
         await self.r.aclose()
@@ -169,16 +180,24 @@ class RunStore:
         thread_id, thread_record = thread or ("", None)
         thread_payload = {"schema_version": SCHEMA_VERSION, "thread_id": thread_id, "created_at": now,
                           **(thread_record or {})}
+        script_keys = [idem_key_name, k.run(run_id), k.runs_index(), k.project_active(project_id), k.dispatch(),
+                       k.thread(thread_id) if thread_id else "", k.thread_runs(thread_id) if thread_id else "",
+                       *(admission.script_keys(k) if admission is not None else ["", ""]),
+                       k.tenant_runs(tenant) if tenant else ""]
+        script_args: list[str | float] = [json.dumps(idem), json.dumps(payload), now, run_id, "1" if dispatch else "0",
+                       json.dumps(thread_payload), tenant or "",
+                       admission.script_config(k, now) if admission is not None else "", k.run("")]
+        want = self.durability.min_replicas
         try:
-            outcome, extra = await self._create(
-                keys=[idem_key_name, k.run(run_id), k.runs_index(), k.project_active(project_id), k.dispatch(),
-                      k.thread(thread_id) if thread_id else "", k.thread_runs(thread_id) if thread_id else "",
-                      *(admission.script_keys(k) if admission is not None else ["", ""]),
-                      k.tenant_runs(tenant) if tenant else ""],
-                args=[json.dumps(idem), json.dumps(payload), now, run_id, "1" if dispatch else "0",
-                      json.dumps(thread_payload), tenant or "",
-                      admission.script_config(k, now) if admission is not None else "", k.run("")],
-            )
+            if want <= 0:
+                outcome, extra = await self._create(keys=script_keys, args=script_args)
+            else:  # WAIT counts the writes of its own connection: the script and WAIT go down one pipeline
+                async with self.r.pipeline(transaction=False) as p:
+                    await self._create(keys=script_keys, args=script_args, client=p)
+                    p.execute_command("WAIT", want, self.durability.replica_timeout_ms)
+                    (outcome, extra), acked = await p.execute()
+                if outcome == "created" and int(acked) < want:
+                    return Accepted("not_replicated", idempotency=idem, detail=str(acked))
         except (RedisError, OSError) as exc:
             raise RedisUnavailable(f"cannot write run record: {exc}") from exc
         if outcome == "replay":

@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 import redis
 
+from tier2.store.connect import connect_sync
 from tier2.store.keys import Keys
 from tier2.store.replies import stream_entries, text_map
 from tier2.testing.cluster import LocalCluster, wait_until
@@ -182,7 +183,7 @@ def run_chaos(root: Path, cfg: ChaosConfig, log: Any = print) -> ChaosReport:
         c.start_service(workers=0)
         for _ in range(cfg.workers):
             c.start_worker()
-        keys, r = Keys(), redis.Redis.from_url(c.redis_url, decode_responses=True)
+        keys, r = Keys(), connect_sync(c.redis_url)
         reference: dict[str, dict[str, Any]] = {}
         for brief in dict.fromkeys(cfg.briefs):  # undisturbed reference runs
             run_id = _post_run(c, brief)

@@ -9,13 +9,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from tier2.browser import BrowserPool, find_chromium
+from tier2.errors import SetupError
 from tier2.learning import CaseLibrary
 from tier2.packs import Pack, load_pack
 from tier2.settings.loader import CONFIG_LOG, PolicyStore, SecurityConfig, Settings, load_security
 from tier2.settings.secrets import Redactor
 from tier2.store.cases import CaseStore
+from tier2.store.connect import is_cluster
 from tier2.store.keys import Keys
-from tier2.store.run_store import RunStore
+from tier2.store.run_store import Durability, RunStore
 from tier2.workspace import secure_workspaces_root
 
 __all__ = ["Runtime", "open_runtime", "security_build_hash"]
@@ -50,6 +52,9 @@ class Runtime:
 @contextlib.asynccontextmanager
 async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = None) -> AsyncIterator[Runtime]:
     """Load config and the pack, check the toolchain and browser, connect the store; close all on exit."""
+    if is_cluster(redis_url):  # CROSSSLOT at the first script otherwise: say it at start, plainly
+        raise SetupError("REDIS_URL names a Redis Cluster: tier2's keys are not hash-tagged for one yet (its scripts "
+                         "touch several slots); use one server or Sentinel (docs/operations.md §14)")
     security = load_security(settings.config_dir)
     secure_workspaces_root(settings.workspaces)  # 0700: projects and agent homes are reached only by tier2
     policies = PolicyStore(settings.config_dir, security)
@@ -66,6 +71,7 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     log.info("security/build config %s (config/security %s, pack %s pins %s), policy %s, chromium %s", security_hash,
              security.source_hash, pack.ref, pack.pins_hash, policy.source_hash, chromium)
     store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix),
+                              Durability(security.redis.min_replicas, security.redis.replica_timeout_ms),
                               retention_s=security.retention.run_ttl_s)
     pool = BrowserPool(chromium, security.browser.args, isolation=security.sandbox.isolation)
     key_envs = [r.api_key_env for r in policies.snapshot().models.values() if r.api_key_env]
