@@ -152,3 +152,53 @@ async def test_a_check_whose_fix_changed_files_is_snapshotted(store: SnapshotSto
     (root / "main.js").write_text("lost with the sandbox")
     await restore_snapshot(store, root, sid)
     assert (root / "main.js").read_text() == "fixed();"
+
+
+async def test_a_side_effect_has_its_files_stored_before_the_ledger_commits_it(store: SnapshotStore,
+                                                                               tmp_path: Path) -> None:
+    """The worker dies right after the ledger committed a Write and before anything outside it ran (the snapshot
+    layer's own pass, the checkpoint): the ledger's effect hook had stored the files first, so the next attempt —
+    whose files are back at the older checkpoint — replays the operation and gets the written file back."""
+    from types import SimpleNamespace
+
+    from agentscope.message import TextBlock, ToolCallBlock
+    from agentscope.tool import ToolResponse
+
+    from tier2.middleware.operations import OperationsMiddleware, operation_id
+    from tier2.middleware.snapshots import SNAPSHOT_KEY, SnapshotMiddleware
+    from tier2.store.operations import OperationStore
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "a.txt").write_text("before")
+    run = f"run-{tmp_path.name}"
+    snapshots = SnapshotMiddleware(store, root, run)
+    ledger = OperationsMiddleware(OperationStore(store.r, store.keys, run), None, frozenset({"Write"}),
+                                  effects=[snapshots.record_effect])
+    agent = SimpleNamespace(state=SimpleNamespace(context=[], middle_context={}))
+    call = ToolCallBlock(id="c1", name="Write", input=json.dumps({"file_path": str(root / "a.txt"), "content": "x"}))
+
+    async def write(**_: object):
+        (root / "a.txt").write_text("after the write")
+        yield ToolResponse(content=[TextBlock(text="ok")], state="success", id="c1")
+
+    async for _ in ledger.on_acting(agent, {"tool_call": call}, write):  # only the ledger ran: then the worker died
+        pass
+    op = operation_id(agent, call)
+    after = await store.after_op(run, op)
+    assert after is not None and agent.state.middle_context[SNAPSHOT_KEY] == after
+    (root / "a.txt").write_text("before")                  # the next attempt restored the older checkpoint's files
+    agent.state.middle_context.clear()
+
+    async def never(**_: object):
+        raise AssertionError("a committed Write must not run again")
+        yield
+
+    async def through_ledger(**kwargs: object):
+        async for chunk in ledger.on_acting(agent, kwargs, never):  # type: ignore[arg-type]
+            yield chunk
+
+    async for _ in snapshots.on_acting(agent, {"tool_call": call}, through_ledger):
+        pass
+    assert (root / "a.txt").read_text() == "after the write"
+    assert agent.state.middle_context[SNAPSHOT_KEY] == after

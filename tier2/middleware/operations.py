@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any
 
 from agentscope.message import TextBlock, ToolResultState
@@ -22,7 +22,12 @@ from tier2.middleware._kwargs import ActingNext, FinalToolState, acting_kwargs
 from tier2.store.operations import OperationResult, OperationStore
 from tier2.store.run_store import Fence
 
-__all__ = ["OperationsMiddleware", "operation_id"]
+__all__ = ["EffectHook", "OperationsMiddleware", "operation_id"]
+
+#: called after a side effect and before the ledger commits it: ``(agent, tool call, operation id, final response)``
+#: (the workspace's snapshot layer stores the files right after the effect here, so a committed operation always
+#: has its "after" snapshot: a worker dying between the two cannot leave a committed effect whose files are lost)
+EffectHook = Callable[[Any, Any, str, ToolResponse], Awaitable[None]]
 
 
 def _canonical(raw: Any) -> str:
@@ -61,8 +66,13 @@ def _text(response: ToolResponse) -> str:
 class OperationsMiddleware(MiddlewareBase):
     """``tools``: names whose calls are side effects (hot policy); everything else passes through."""
 
-    def __init__(self, store: OperationStore, fence: Fence | None, tools: frozenset[str]) -> None:
-        self.store, self.fence, self.tools = store, fence, tools
+    def __init__(self, store: OperationStore, fence: Fence | None, tools: frozenset[str],
+                 effects: Sequence[EffectHook] = ()) -> None:
+        self.store, self.fence, self.tools, self.effects = store, fence, tools, tuple(effects)
+
+    async def _effect(self, agent: Any, call: Any, op_id: str, final: ToolResponse) -> None:
+        for hook in self.effects:
+            await hook(agent, call, op_id, final)
 
     async def on_acting(self, agent: Any, input_kwargs: dict[str, Any], next_handler: ActingNext,
                         ) -> AsyncGenerator[ToolChunk | ToolResponse, None]:
@@ -82,9 +92,11 @@ class OperationsMiddleware(MiddlewareBase):
         if before and _already_written(call):
             # the earlier attempt applied it but died before recording it: the bytes are there, record only
             result = OperationResult(text="Wrote the file (applied by an earlier attempt).", state="success")
+            response = ToolResponse(content=[TextBlock(text=result["text"])], state=ToolResultState.SUCCESS,
+                                    id=call.id, metadata={"operation": op_id, "replayed": True})
+            await self._effect(agent, call, op_id, response)
             await self.store.commit(op_id, result, self.fence)
-            yield ToolResponse(content=[TextBlock(text=result["text"])], state=ToolResultState.SUCCESS, id=call.id,
-                               metadata={"operation": op_id, "replayed": True})
+            yield response
             return
         final: ToolResponse | None = None
         async for chunk in next_handler(**input_kwargs):
@@ -92,6 +104,7 @@ class OperationsMiddleware(MiddlewareBase):
                 final = chunk
             yield chunk
         if final is not None:
+            await self._effect(agent, call, op_id, final)  # e.g. the files right after it, stored first
             await self.store.commit(op_id, OperationResult(text=_text(final), state=final.state.value), self.fence)
 
 

@@ -4,7 +4,9 @@
 files (Write, Edit, Bash, or any tool whose response says ``files_changed`` — a fix the case library applied during
 a Build or RunGame) returns, it snapshots the project content-addressed (`tier2.workspace.snapshots` +
 `tier2.store.snapshots`) and puts the id in ``AgentState.middle_context`` — the checkpoint written right after
-this step carries it. It also records "the files right after operation X"; when the ledger *replays* an
+this step carries it. It also records "the files right after operation X" — for a side effect of the operation
+ledger, from the ledger's effect hook (`record_effect`), *before* the ledger commits the operation, so no worker
+death in between can leave a committed operation without its files; when the ledger *replays* an
 operation on a resumed attempt (the effect is not repeated), the files are brought back to that snapshot, so files
 and conversation agree step by step. `restore_snapshot` puts a project back to a checkpoint's snapshot (a new
 attempt after a lost sandbox).
@@ -45,6 +47,8 @@ __all__ = ["QUOTA_KEY", "SNAPSHOT_KEY", "DiskMeter", "SnapshotMiddleware", "WRIT
 SNAPSHOT_KEY = "tier2.snapshot"
 #: a storage quota that stopped the run: ``{"run": <run id>, "detail": <reason>}`` (a checkpoint carries it)
 QUOTA_KEY = "tier2.quota"
+#: set on a tool response whose snapshot the operation ledger's effect hook already took
+_SNAPSHOTTED = "tier2.snapshotted"
 #: tools whose completion changes project files
 WRITE_TOOLS = frozenset({"Write", "Edit", "Bash", "RequestAsset"})
 
@@ -145,6 +149,8 @@ class SnapshotMiddleware(MiddlewareBase):
         meta = final.metadata or {}
         if call.name not in self.tools and not meta.get("files_changed"):  # e.g. the case library applied a fix
             return
+        if meta.get(_SNAPSHOTTED):  # the operation ledger had it stored before committing (`record_effect`)
+            return
         op = meta.get("operation") or operation_id(agent, call)
         if meta.get("replayed"):
             after = await self.store.after_op(self.run_id, op)
@@ -152,6 +158,17 @@ class SnapshotMiddleware(MiddlewareBase):
                 await restore_snapshot(self.store, self.project, after)
                 agent.state.middle_context[SNAPSHOT_KEY] = after
                 return
+        await self._after(agent, op)
+
+    async def record_effect(self, agent: Any, call: Any, op_id: str, final: ToolResponse) -> None:
+        """The operation ledger's `tier2.middleware.operations.EffectHook`: the files right after a side effect are
+        stored and recorded for ``op_id`` before the ledger commits it — so a replayed operation always finds them."""
+        if call.name not in self.tools and not (final.metadata or {}).get("files_changed"):
+            return
+        await self._after(agent, op_id)
+        final.metadata = {**(final.metadata or {}), _SNAPSHOTTED: True}
+
+    async def _after(self, agent: Any, op: str) -> None:
         try:
             sid = await take_snapshot(self.store, self.project)
         except QuotaExceeded as exc:  # the checkpoint keeps the last whole snapshot; the run stops (module doc)

@@ -22,7 +22,7 @@ from tier2.middleware import RunLayers
 from tier2.middleware.breakers import BreakersMiddleware
 from tier2.middleware.budget import build_budget_layer, spend_guard_of
 from tier2.middleware.checkpoint import CheckpointMiddleware
-from tier2.middleware.operations import OperationsMiddleware
+from tier2.middleware.operations import EffectHook, OperationsMiddleware
 from tier2.middleware.recorder import CallRecorder
 from tier2.runs.process.runtime import Runtime
 from tier2.runs.tenancy import check_run_route
@@ -45,6 +45,8 @@ class Additions:
     breakers: tuple[MiddlewareBase, ...] = ()
     learning: tuple[MiddlewareBase, ...] = ()
     tools: tuple[ToolBase, ...] = ()
+    #: hooks the operation ledger calls after a side effect and before committing it (the workspace's snapshot)
+    effects: tuple[EffectHook, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,8 @@ def build_run_layers(ctx: LayerContext, additions: Sequence[Additions] = ()) -> 
         layers.checkpoint = [CheckpointMiddleware(CheckpointStore(store.r, store.keys, ctx.run_id), ctx.fence,
                                                   ctx.progress)]
         layers.operations = [OperationsMiddleware(OperationStore(store.r, store.keys, ctx.run_id), ctx.fence,
-                                                  frozenset(ctx.policy.durability.side_effect_tools))]
+                                                  frozenset(ctx.policy.durability.side_effect_tools),
+                                                  effects=[h for a in additions for h in a.effects])]
     return add_layers(layers, additions)
 
 

@@ -22,6 +22,7 @@ from tier2.middleware.snapshots import (
     snapshot_of,
     take_snapshot,
 )
+from tier2.runs.loop.layers import Additions
 from tier2.runs.process.runtime import Runtime
 from tier2.sandbox import CommandSessions, Sandbox, SandboxOwner, WorkspaceChoice, make_sandbox, resolve_workspace
 from tier2.settings.loader import Policy, SecurityConfig
@@ -71,6 +72,13 @@ class RunWorkspace:
 
     def middleware(self) -> SnapshotMiddleware:
         return SnapshotMiddleware(self.snapshots, self.project, self.run_id, disk=self.disk)
+
+    def additions(self) -> Additions:
+        """The workspace's layers for the writer: its snapshot layer outside the checkpoint (each step's checkpoint
+        names its snapshot) and as the operation ledger's effect hook (a side effect's files are stored before the
+        ledger commits it)."""
+        snapshots = self.middleware()
+        return Additions(checkpoint=(snapshots,), effects=(snapshots.record_effect,))
 
     async def restore(self, state_json: str | None) -> str | None:
         """A resumed attempt: put the project back to the snapshot of the checkpoint it resumes from (a lost

@@ -311,7 +311,7 @@ class RunSession:
         self.library = open_library(ctx, self, results)
         self.companions = RunCompanions(ctx, self, self.add_usage)
         additions = writer_additions(
-            workspace=Additions(checkpoint=(ws.middleware(),)), docs=docs_hints(ctx),
+            workspace=ws.additions(), docs=docs_hints(ctx),
             library=self.library.additions if self.library is not None else Additions(),
             companions=self.companions.additions())
         parts = ctx.agent("writer", durable=True, project=opened.project, progress=self._position,
