@@ -97,13 +97,6 @@ class DockerEngine:
         return subprocess.run(self.cli(*args), input=input, capture_output=True, timeout=timeout,
                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, check=False)
 
-    def may_answer(self) -> bool:
-        """Whether a daemon could be there, without starting a process: a private daemon's socket file exists, or
-        the host is configured (a remote or system daemon: only ``answers`` can tell)."""
-        if self.host.startswith("unix://"):
-            return Path(self.host.removeprefix("unix://")).exists()
-        return True
-
     def answers(self) -> bool:
         try:
             return self._run("version", "--format", "{{.Server.Version}}", timeout=10).returncode == 0

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 from redis.exceptions import RedisError
 
 from tier2.errors import SetupError
 from tier2.runs.process.runtime import Runtime
 from tier2.sandbox.docker import DockerEngine, RunContainer, docker_client
+from tier2.sandbox.docker_api import DockerSocket
 from tier2.store.lifecycle import is_terminal
 
 __all__ = ["sweep_run_containers"]
@@ -45,23 +47,34 @@ async def _orphaned(rt: Runtime, c: RunContainer) -> str | None:
 
 async def sweep_run_containers(rt: Runtime) -> list[str]:
     """Remove the run containers of this install's docker daemon that no live attempt owns; the ids removed. Only
-    when the docker kind is allowed and its daemon already answers (a sweep never starts a daemon, and starts no
-    process at all when the private daemon's socket is absent)."""
+    when the docker kind is allowed and its daemon already answers (a sweep never starts a daemon). A daemon on a
+    unix socket — the private one, or a configured ``unix://`` host — is asked through its API (no process
+    started: `tier2.sandbox.docker_api`); a remote one through the docker CLI."""
     sandbox = rt.security.sandbox
-    if "docker" not in sandbox.allowed_kinds or docker_client() is None:
+    if "docker" not in sandbox.allowed_kinds:
         return []
     engine = DockerEngine.shared(rt.settings.workspaces / ".docker", sandbox.docker)
-    if not engine.may_answer() or not await asyncio.to_thread(engine.answers):
+    socket = DockerSocket(Path(engine.host.removeprefix("unix://"))) if engine.host.startswith("unix://") else None
+    if socket is not None:
+        if not await asyncio.to_thread(socket.answers):
+            return []
+        daemon: DockerSocket | DockerEngine = socket
+    elif docker_client() is None or not await asyncio.to_thread(engine.answers):
         return []
+    else:
+        daemon = engine
     try:
-        containers = await asyncio.to_thread(engine.run_containers, None, rt.store.keys.prefix)
+        if isinstance(daemon, DockerSocket):
+            containers = await asyncio.to_thread(daemon.run_containers, rt.store.keys.prefix)
+        else:
+            containers = await asyncio.to_thread(daemon.run_containers, None, rt.store.keys.prefix)
         doomed: list[str] = []
         for c in containers:
             why = await _orphaned(rt, c)
             if why is not None:
                 log.warning("removing container %s of run %s attempt %d: %s", c.id[:12], c.run_id, c.attempt, why)
                 doomed.append(c.id)
-        await asyncio.to_thread(engine.remove, doomed)
+        await asyncio.to_thread(daemon.remove, doomed)
         return doomed
     except (SetupError, RedisError, OSError) as exc:
         log.warning("sweep of run containers failed (%s): the next worker start or attempt retries", exc)
