@@ -36,6 +36,7 @@ from redis.exceptions import ResponseError
 from tier2.events import TERMINAL_STATUSES
 from tier2.store.keys import DISPATCH_GROUP, Keys
 from tier2.store.quotas import LIVE_COUNT_LUA
+from tier2.store.records import stored_status
 from tier2.store.replies import stream_entries
 
 __all__ = ["Dispatcher", "TRIM_SCAN"]
@@ -179,15 +180,5 @@ class Dispatcher:
             for rid in ids:
                 p.get(self.keys.run(rid))
             raws = await p.execute()
-        ended: set[str] = set()
-        for rid, raw in zip(ids, raws, strict=True):
-            if not raw:
-                ended.add(rid)
-                continue
-            try:
-                status = json.loads(raw).get("status")
-            except (ValueError, AttributeError):
-                continue  # unreadable: keep the entry (never delete on doubt)
-            if status in TERMINAL_STATUSES:
-                ended.add(rid)
-        return ended
+        # gone: ended; unreadable: kept (never delete on doubt)
+        return {rid for rid, raw in zip(ids, raws, strict=True) if not raw or stored_status(raw) in TERMINAL_STATUSES}

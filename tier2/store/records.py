@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tier2.store.lifecycle import RunStatus
 
 __all__ = ["RUN_RECORD_VERSION", "DeliverySummary", "ProjectFields", "ProjectRecord", "RunRecord", "ThreadFields",
-           "ThreadRecord", "load_run_record", "migrate_run_record"]
+           "ThreadRecord", "load_run_record", "migrate_run_record", "stored_status"]
 
 #: The version `RunRecord` writes (the other persisted payloads keep `tier2.store.keys.SCHEMA_VERSION`).
 RUN_RECORD_VERSION: Final = 2
@@ -159,3 +159,15 @@ class ProjectRecord(ProjectFields):
     schema_version: int
     project_id: str
     created_at: float
+
+
+def stored_status(raw: str | bytes | None) -> str | None:
+    """The ``status`` of a stored run record's JSON without validating the rest (bulk scans: the dispatch trim,
+    the retention sweep); None when there is no record or it cannot be read."""
+    if raw is None:
+        return None
+    try:
+        status = json.loads(raw).get("status")
+    except (ValueError, AttributeError):
+        return None
+    return status if isinstance(status, str) else None

@@ -15,7 +15,6 @@ first (`tier2 runs export RUN_ID`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Final
 
@@ -23,7 +22,8 @@ import redis.asyncio as aioredis
 
 from tier2.events import TERMINAL_STATUSES
 from tier2.store.keys import Keys
-from tier2.store.replies import members, opt_text
+from tier2.store.records import stored_status
+from tier2.store.replies import members
 
 __all__ = ["RetentionSweep", "Swept"]
 
@@ -73,7 +73,7 @@ class RetentionSweep:
             raws = await self.r.mget([self.keys.run(i) for i in ids])
             gone = [i for i, raw in zip(ids, raws, strict=True) if raw is None]
             for run_id, raw in zip(ids, raws, strict=True):
-                if raw is not None and _ended(opt_text(raw)):
+                if stored_status(raw) in TERMINAL_STATUSES:
                     n = int(await self._bound(keys=self.keys.run_retained(run_id), args=[self.retention_s]))
                     bounded += n > 0
             if gone:
@@ -81,12 +81,3 @@ class RetentionSweep:
             start += len(ids) - len(gone)
         return Swept(bounded, pruned)
 
-
-def _ended(raw: str | None) -> bool:
-    if raw is None:
-        return False
-    try:
-        status = json.loads(raw).get("status")
-    except (ValueError, AttributeError):
-        return False
-    return status in TERMINAL_STATUSES
