@@ -23,7 +23,8 @@ from tier2.packs.manifest import PackManifest
 from tier2.packs.skills import check_skill, core_skill_dirs
 from tier2.settings.loader import Settings
 
-__all__ = ["PIN_FILES", "Pack", "configured_pack", "load_pack", "loaded_packs", "pack_by_ref", "pins_hash"]
+__all__ = ["PIN_FILES", "Pack", "configured_pack", "installed_pack_ids", "load_installed", "load_pack", "loaded_packs",
+           "pack_by_ref", "pins_hash"]
 
 #: the files of a pack that pin what a build uses (engine version, build profile, exact npm packages)
 PIN_FILES = ("pack.yaml", "package.json", "package-lock.json")
@@ -196,6 +197,26 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
             raise PackError(f"pack {pack.ref}: skill {skill.name} has the name of a core skill (skills/)")
     _LOADED[pack.ref] = pack
     return pack
+
+
+def installed_pack_ids(packs_dir: Path) -> list[str]:
+    """The packs installed under ``packs_dir`` (every folder with a ``pack.yaml``), sorted."""
+    if not packs_dir.is_dir():
+        return []
+    return sorted(p.name for p in packs_dir.iterdir() if (p / "pack.yaml").is_file())
+
+
+def load_installed(packs_dir: Path) -> tuple[list[Pack], dict[str, str]]:
+    """Every installed pack that loads (generic mode chooses among their engine adapters), and why each other one
+    did not (pack id -> the `PackError`'s text): a broken pack never stops the others' games being judged."""
+    packs: list[Pack] = []
+    refused: dict[str, str] = {}
+    for pack_id in installed_pack_ids(packs_dir):
+        try:
+            packs.append(load_pack(packs_dir, pack_id))
+        except PackError as exc:
+            refused[pack_id] = str(exc)
+    return packs, refused
 
 
 def configured_pack() -> Pack:

@@ -121,7 +121,7 @@ class Recipe(BaseModel):
     licence: str  # SPDX id, from licence_file at that commit
     licence_file: str
     genre: str
-    engine: str = Field(pattern=r"^3\.\d+(\.\d+)?$")  # the engine version as shipped (lockfile, or a vendored banner)
+    engine: str = Field(pattern=r"^\d+\.\d+(\.\d+)?$")  # the engine version as shipped (lockfile, or a vendored banner)
     engine_evidence: str
     build_kind: BuildKind
     installer: Installer = "npm"  # dependencies from the game's own lockfile, scripts never run

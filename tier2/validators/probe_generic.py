@@ -237,6 +237,7 @@ async def _run(s: GameSession, trace: PlayTrace, out_dir: Path, boot_timeout_s: 
     trace.boot_errors = s.log.page_errors + await s.latched_errors()
     t = trace.lap("boot", t)
     if not trace.booted:
+        trace.webgl_refused = bool(await s.evaluate("() => !!window.__tier2WebglRefused"))
         trace.notes.append(f"no {s.engine.title} game found booted" if not trace.hook_present
                            else "game never started a scene")
         return

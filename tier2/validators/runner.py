@@ -22,7 +22,7 @@ from tier2.browser.session import SERVED_ORIGIN
 from tier2.errors import BadInput
 from tier2.hostio import ProjectDir
 from tier2.packs import EngineAdapter, Genre, Pack, choose_adapter
-from tier2.packs.registry import loaded_packs
+from tier2.packs.registry import load_installed, loaded_packs
 from tier2.settings.loader import Policy
 from tier2.store.spend import SpendGuard
 from tier2.telemetry import annotate_validation, traced
@@ -140,13 +140,16 @@ _WEBGL_EVIDENCE = re.compile(r"webgl|pipeline|shader|\bgl\b", re.I)
 
 
 def needs_webgl(trace: PlayTrace, smoke: PlayTrace) -> bool:
-    """True when the Canvas-renderer session failed at boot for want of WebGL: its errors say so, or the
-    default-renderer session booted without the page errors the Canvas one had before any input (a WebGL-only
-    feature such as post FX). Only then is a replay on the default renderer — software WebGL here, often ten
-    times slower per frame — worth it."""
+    """True when the Canvas-renderer session failed at boot for want of WebGL: its errors say so, it never booted
+    after the page was refused the WebGL context it asked for while the default-renderer session booted (an
+    engine with no Canvas renderer, whose error may say neither), or the default-renderer session booted without
+    the page errors the Canvas one had before any input (a WebGL-only feature such as post FX). Only then is a
+    replay on the default renderer — software WebGL here, often ten times slower per frame — worth it."""
     if any(_WEBGL_EVIDENCE.search(e) for e in trace.errors):
         return True
     d = smoke.default_renderer or {}
+    if trace.webgl_refused and not trace.booted and d.get("booted"):  # no Canvas renderer to fall back on
+        return True
     return bool(trace.boot_errors) and bool(d.get("booted")) and not any("pageerror" in e for e in smoke.errors)
 
 
@@ -264,11 +267,13 @@ class ValidationRunner:
         return trace
 
     async def _engine(self, target: Target, mode: ProbeMode) -> EngineAdapter:
-        """The engine adapter that reads the game: the pack's for its own games, else the one whose engine the
+        """The engine adapter that reads the game: the pack's for its own games, else the one, among every
+        installed pack's (``<packs dir>/*/pack.yaml``; one that does not load is left out), whose engine the
         scripts the page loads show (`tier2.packs.choose_adapter`; the pack's when none or several do)."""
         if mode == "contract" or not target.roots:
             return self.pack.adapter
-        others = [p.adapter for p in loaded_packs() if p.id != self.pack.id]
+        installed, _refused = await asyncio.to_thread(load_installed, self.pack.root.parent)
+        others = list({p.id: p.adapter for p in [*loaded_packs(), *installed] if p.id != self.pack.id}.values())
         if not others:
             return self.pack.adapter
         evidence = await asyncio.to_thread(engine_evidence, target.roots)

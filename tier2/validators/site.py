@@ -26,7 +26,11 @@ __all__ = ["SiteKind", "classify_site", "engine_evidence", "module_entries"]
 
 _MODULE_SRC = re.compile(r"<script\b[^>]*\btype=[\"']module[\"'][^>]*\bsrc=[\"']([^\"']+)[\"']", re.I)
 _SRC_FIRST = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"'][^>]*\btype=[\"']module[\"']", re.I)
+#: a static import/export ends its statement after the specifier (``;``, a line end, ``,`` or ``)`` in minified
+#: code, a comment, an import attribute): ``import 'x'`` inside a message text (a warning telling the reader what
+#: to import, in a built bundle) is not one
 _IMPORTS = re.compile(r"""(?:^|[;\s})])(?:import|export)\s*(?:[\w*{}\s,$]+\s*from\s*)?["']([^"']+)["']"""
+                      r"""(?=[ \t]*(?:[;,)\r\n/]|$|(?:assert|with)\b))"""
                       r"""|\bimport\s*\(\s*["']([^"']+)["']\s*\)""", re.M)
 _HASHED = re.compile(r"[-.][A-Za-z0-9_-]{8,}\.(?:m?js|css)$")
 _SCRIPT_SRC = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"']", re.I)

@@ -61,6 +61,9 @@ class PlayTrace:
     latch: dict[str, Any] | None = None
     #: the short default-renderer (WebGL) session: booted, renderer, frames, hash; None when not run
     default_renderer: dict[str, Any] | None = None
+    #: the Canvas-renderer session refused a WebGL context the page asked for (an engine without a Canvas
+    #: renderer then cannot boot there: `tier2.validators.runner.needs_webgl`)
+    webgl_refused: bool = False
     #: page errors already seen when the game had booted, before any input (compared with the default renderer's)
     boot_errors: list[str] = field(default_factory=list)
     #: requests the browser refused, all but the game's own files (`tier2.browser.network`), as

@@ -38,7 +38,7 @@ def test_a_recipe_loads_with_its_fields(tmp_path: Path) -> None:
     {"colour": "red"},  # unknown field
     {"commit": "abc123"},  # not a full sha
     {"build_kind": "gulp"},  # not a supported build kind
-    {"engine": "2.20.0"},  # not Phaser 3
+    {"engine": "v3.80"},  # not a version number (any engine's: the version as shipped)
     {"output": "../elsewhere"},  # outside the game's folder
     {"subdir": "/etc"},
     {"label": "maybe"},
