@@ -102,25 +102,32 @@
     } catch (e) { return null; }
   };
   // "scenes": the screens a game swaps — the visible containers (with children of their own, covering at least a
-  // quarter of the screen) under the stage, below any chain of single wrapper containers; "stage" when there is
-  // something on the stage but no such screen
+  // quarter of the screen) under the stage, below any chain of single containers (named in the scene too: a
+  // screen swapped inside a root container is a new scene); the chain alone, or "stage", when there is something
+  // on the stage but no such screen
+  const nameOf = (o) => String(o.label || o.name || (o.constructor && o.constructor.name) || 'Container') + '#' + tag(o);
   const scenes = (rec) => {
     const stage = stageOf(rec);
     if (!stage) return [];
     let node = stage;
+    const chain = [];
     for (let depth = 0; depth < 4; depth++) {
       const visible = kids(node).filter(shown);
-      if (visible.length === 1 && kids(visible[0]).length) node = visible[0]; else break;
+      if (visible.length !== 1 || !kids(visible[0]).length) break;
+      node = visible[0];
+      chain.push(nameOf(node));
     }
     const s = screenOf(rec), area = Math.max(1, s.width * s.height);
+    const prefix = chain.length ? chain.join('/') + '/' : '';
     const names = [];
     for (const o of kids(node).filter(shown).slice(0, 40)) {
       if (!kids(o).length) continue;
       const b = boundsOf(o);
       if (!b || b.width * b.height < area / 4) continue;
-      names.push(String(o.label || o.name || (o.constructor && o.constructor.name) || 'Container') + '#' + tag(o));
+      names.push(prefix + nameOf(o));
     }
     if (names.length) return names;
+    if (chain.length) return [chain.join('/')];
     return kids(stage).some(shown) ? ['stage'] : [];
   };
   const info = () => {

@@ -16,6 +16,7 @@ import pytest
 from tier2.errors import PackError
 from tier2.packs import EngineAdapter, Pack, choose_adapter, load_pack
 from tier2.packs.engine import PAGE_SCRIPTS, AdapterModule
+from tier2.packs.registry import installed_pack_ids, load_installed
 
 
 def test_the_pack_loads_its_adapter(pack: Pack) -> None:
@@ -49,6 +50,18 @@ def test_a_pack_whose_adapter_lacks_a_part_is_refused(pack: Pack, tmp_path: Path
     (root / "adapter" / "__init__.py").write_text("import no_such_module_here\n")
     with pytest.raises(PackError, match="failed to import"):
         load_pack(tmp_path / "c" / "packs", "phaser")
+
+
+def test_generic_mode_sees_every_installed_pack_and_leaves_a_broken_one_out(pack: Pack, tmp_path: Path) -> None:
+    _copy(pack, tmp_path)
+    (tmp_path / "packs" / "broken").mkdir()
+    (tmp_path / "packs" / "broken" / "pack.yaml").write_text("id: broken\n")
+    (tmp_path / "packs" / "notes").mkdir()  # no pack.yaml: not a pack
+    assert installed_pack_ids(tmp_path / "packs") == ["broken", "phaser"]
+    packs, refused = load_installed(tmp_path / "packs")
+    assert [p.id for p in packs] == ["phaser"] and list(refused) == ["broken"]
+    assert "invalid pack manifest" in refused["broken"]
+    assert load_installed(tmp_path / "nowhere") == ([], {})
 
 
 def _fake(pack_id: str, banner: str) -> EngineAdapter:

@@ -12,7 +12,7 @@ from tier2.settings.loader import REPO_ROOT, Policy
 from tier2.validators.controls import Controls, adjacent_pair, motion_axis, parse_controls, plan_actions
 from tier2.validators.l1.runtime_gates import no_errors
 from tier2.validators.probing import MAX_BUDGET_FACTOR, budget_limit, run_bounded
-from tier2.validators.runner import apply_verdicts
+from tier2.validators.runner import apply_verdicts, needs_webgl
 from tier2.validators.site import classify_site, engine_evidence
 from tier2.validators.trace import InputProbe, PlayTrace
 
@@ -70,6 +70,30 @@ def test_extensionless_import_and_typescript_are_source(tmp_path: Path) -> None:
     b = _site(tmp_path / "b", '<script type="module" src="/src/main.ts"></script>', {"src/main.ts": ""})
     assert classify_site(a, (a / "index.html").read_text()).kind == "source"
     assert classify_site(b, (b / "index.html").read_text()).kind == "source"
+
+
+def test_an_import_inside_a_bundles_message_text_is_not_an_import(tmp_path: Path) -> None:
+    # a built engine chunk that tells the reader what to import (a warning's template literal): still a built site
+    warning = "if(!y[r]){L(`Unable to assign BlendMode: '${r}'. You may want to include: import 'eng/blend-modes'`);}"
+    site = _site(tmp_path / "a", '<script type="module" src="./assets/index-D1z7YMBV.js"></script>',
+                 {"assets/index-D1z7YMBV.js": 'import"./chunk-B783zOdI.js";export{a as b};',
+                  "assets/chunk-B783zOdI.js": warning + "\nconsole.log(1);"})
+    assert classify_site(site, (site / "index.html").read_text()).kind == "built"
+    # real statements still count, minified or not, with a comment or an import attribute after them
+    for stmt in ('import{a as b}from"eng";b();', "import 'eng' // the engine\n", "import x from 'eng'\n",
+                 'import cfg from "eng" with {type: "json"};'):
+        src = _site(tmp_path / str(abs(hash(stmt))), '<script type="module" src="main.js"></script>', {"main.js": stmt})
+        assert classify_site(src, (src / "index.html").read_text()).kind == "source", stmt
+
+
+def test_a_game_refused_webgl_that_never_booted_is_replayed_on_the_default_renderer() -> None:
+    smoke = PlayTrace(mode="generic", default_renderer={"booted": True, "renderer": "webgl"})
+    # an engine with no Canvas renderer: its boot error names neither WebGL nor a shader
+    canvas = PlayTrace(mode="generic", errors=["console.error: Error: Unable to auto-detect a suitable renderer."],
+                       webgl_refused=True)
+    assert needs_webgl(canvas, smoke)
+    assert not needs_webgl(PlayTrace(mode="generic", webgl_refused=True), PlayTrace(default_renderer={"booted": False}))
+    assert not needs_webgl(PlayTrace(mode="generic"), smoke)  # never asked for WebGL: a fault of its own
 
 
 def test_plain_script_tag_game_is_built(tmp_path: Path) -> None:
