@@ -1,5 +1,6 @@
 // The PixiJS pack's in-page engine adapter (tier2/packs/engine.py), installed after tier2's clock init script in
-// every validation page. Generic mode: it finds the renderer, the stage and (when there is one) the Application of
+// every validation page. A tier2 game's hook ({app, scenes, frame}: contract mode) names its app, scenes and frame
+// counter. Generic mode: it finds the renderer, the stage and (when there is one) the Application of
 // a PixiJS game that has no tier2 hook — PixiJS 7 and 8, minified bundles too — and answers the validators'
 // questions through window.__tier2Engine: info() (booted, its "scenes", renderer, loop frame), frame(),
 // snapshot() (the stage's display tree under stable ids), missingTextures() (sprites whose image did not load)
@@ -68,7 +69,12 @@
   };
 
   const canvasOf = (r) => r.canvas || r.view || null;
+  // the tier2 hook's game ({app, scenes, frame}) when the page has one
+  const hooked = () => (window.__TIER2__ && window.__TIER2__.game) || null;
+  const appOf = (game) => (game && game.app) || (game && game.stage && game.renderer ? game : null);
   const primary = () => {
+    const app = appOf(hooked());
+    if (app) adoptApp(app);
     if (found.app && found.app.renderer) adoptRenderer(found.app.renderer);
     let best = null;
     for (const rec of found.renderers) {
@@ -78,7 +84,10 @@
     }
     return best ? best.rec : null;
   };
-  const stageOf = (rec) => (rec && (rec.stage || rec.r.lastObjectRendered || (found.app && found.app.stage))) || null;
+  const stageOf = (rec) => {
+    const app = appOf(hooked()) || found.app;
+    return (rec && (rec.stage || rec.r.lastObjectRendered || (app && app.stage))) || null;
+  };
   const kids = (o) => (o && Array.isArray(o.children) ? o.children : []);
   const shown = (o) => o && o.visible !== false && o.renderable !== false && o.alpha !== 0;
   const kind = (r) => {
@@ -130,11 +139,15 @@
     if (chain.length) return [chain.join('/')];
     return kids(stage).some(shown) ? ['stage'] : [];
   };
-  const info = () => {
+  const info = (given) => {
+    const game = given || hooked();
+    if (game) adoptApp(appOf(game));
     const rec = primary();
-    const sc = rec ? scenes(rec) : [];
-    return {game: !!rec, booted: !!(rec && rec.renders > 0 && stageOf(rec)), scenes: sc, renderer: kind(rec && rec.r),
-            frame: rec ? rec.renders : null, canvas: !!document.querySelector('canvas')};
+    const own = game && game.scenes && typeof game.scenes.active === 'function';
+    const sc = own ? game.scenes.active() : (rec ? scenes(rec) : []);
+    const frame = game && typeof game.frame === 'function' ? game.frame() : (rec ? rec.renders : null);
+    return {game: !!rec, booted: !!(rec && (own || rec.renders > 0) && stageOf(rec)), scenes: sc,
+            renderer: kind(rec && rec.r), frame, canvas: !!document.querySelector('canvas')};
   };
   // depth-first over the display tree, in render order
   const walk = (root, visit, onlyShown) => {
@@ -174,10 +187,17 @@
     return typeof HTMLImageElement !== 'undefined' && img instanceof HTMLImageElement && img.complete
       && img.naturalWidth === 0;
   };
+  // a tier2 game draws an asset it lacks with the empty texture; any other game may use it on purpose (a hit area)
+  const empty = (t) => t.label === 'EMPTY' || (t.source && t.source.label === 'EMPTY');
   const missingTextures = () => {
     const stage = stageOf(primary());
+    const own = !!hooked();
     let n = 0;
-    if (stage) walk(stage, (o) => { if (o.texture && broken(o.texture)) n++; }, true);
+    if (stage) {
+      walk(stage, (o) => {
+        if (o.texture && typeof o.text !== 'string' && (broken(o.texture) || (own && empty(o.texture)))) n++;
+      }, true);
+    }
     return n;
   };
   const POINTER = /^(pointer|mouse|touch|click|tap|rightclick|rightdown|rightup|global(pointer|mouse|touch)move)/;
@@ -212,7 +232,7 @@
     return {codes: [], names: [...(window.__tier2KeyNames || [])], pointer, interactive: inter.slice(0, 60),
             objects: objects.slice(0, 150), webglRefused: !!window.__tier2WebglRefused};
   };
-  const engine = {info, snapshot, missingTextures, discover,
-    frame: () => { const rec = primary(); return rec ? rec.renders : null; }};
+  const engine = {info, snapshot, missingTextures, discover, frame: () => info().frame,
+    app: () => appOf(hooked()) || found.app};
   Object.defineProperty(window, '__tier2Engine', {value: engine, writable: false});
 })();

@@ -107,6 +107,22 @@ def test_a_pixi8_game_is_found_through_the_devtools_hook_the_page_keeps(tmp_path
     assert len(out["snapshot"]["objects"]) == 6
 
 
+_HOOKED = """
+const {stage} = world();
+const renderer = {name: 'webgl', screen: {width: 800, height: 600}, canvas, render() {}};
+window.__TIER2__ = {game: {app: {renderer, stage}, scenes: {active: () => ['Play']}, frame: () => 7}};
+"""
+
+
+def test_a_tier2_games_hook_names_its_scenes_and_frames(tmp_path: Path) -> None:
+    ok, empty = "{source: {resource: img(32)}}", "{label: 'EMPTY', source: {label: 'EMPTY'}}"
+    out = _run(tmp_path, _HOOKED, (ok, empty, ok))
+    assert (out["info"]["scenes"], out["info"]["booted"], out["frame"]) == (["Play"], True, 7)
+    assert out["missing"] == 1  # a tier2 game draws a texture it lacks with the empty one
+    generic = _run(tmp_path, _V8, (ok, empty, ok))
+    assert generic["missing"] == 0  # any other game may use the empty texture on purpose (a hit area)
+
+
 def test_no_game_no_answers(tmp_path: Path) -> None:
     out = _run(tmp_path, "", ("null", "null", "null"))
     assert out["info"] == {"game": False, "booted": False, "scenes": [], "renderer": None, "frame": None,
