@@ -38,7 +38,7 @@ from tier2.validators.probe import probe_contract_game
 from tier2.validators.probe_generic import probe_generic_game
 from tier2.validators.report import ValidationReport
 from tier2.validators.reuse import SmokeCache, smoke_key
-from tier2.validators.site import engine_evidence
+from tier2.validators.site import engine_evidence, url_evidence
 from tier2.validators.smoke import smoke_default_renderer
 from tier2.validators.static import read_sources, run_static_gates
 from tier2.validators.targets import Target, detect_mode, resolve_target
@@ -270,13 +270,14 @@ class ValidationRunner:
         """The engine adapter that reads the game: the pack's for its own games, else the one, among every
         installed pack's (``<packs dir>/*/pack.yaml``; one that does not load is left out), whose engine the
         scripts the page loads show (`tier2.packs.choose_adapter`; the pack's when none or several do)."""
-        if mode == "contract" or not target.roots:
+        if mode == "contract":
             return self.pack.adapter
         installed, _refused = await asyncio.to_thread(load_installed, self.pack.root.parent)
         others = list({p.id: p.adapter for p in [*loaded_packs(), *installed] if p.id != self.pack.id}.values())
         if not others:
             return self.pack.adapter
-        evidence = await asyncio.to_thread(engine_evidence, target.roots)
+        evidence = await asyncio.to_thread(engine_evidence, target.roots) if target.roots else \
+            await asyncio.to_thread(url_evidence, target.url)  # a loopback URL: its page and scripts, fetched
         return choose_adapter([self.pack.adapter, *others], evidence)
 
     async def _smoke_key(self, target: Target, engine: EngineAdapter) -> str | None:

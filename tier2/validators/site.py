@@ -15,14 +15,17 @@ Decided by evidence, never by the mere presence of ``<script type="module">`` (e
 from __future__ import annotations
 
 import re
+import urllib.error
+import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urljoin, urlparse
 
 from tier2.packs.engine import EngineAdapter
 
-__all__ = ["SiteKind", "classify_site", "engine_evidence", "module_entries"]
+__all__ = ["SiteKind", "classify_site", "engine_evidence", "module_entries", "url_evidence"]
 
 _MODULE_SRC = re.compile(r"<script\b[^>]*\btype=[\"']module[\"'][^>]*\bsrc=[\"']([^\"']+)[\"']", re.I)
 _SRC_FIRST = re.compile(r"<script\b[^>]*\bsrc=[\"']([^\"']+)[\"'][^>]*\btype=[\"']module[\"']", re.I)
@@ -133,4 +136,36 @@ def engine_evidence(roots: Sequence[Path]) -> list[str]:
             if path.is_relative_to(root.resolve()) and path.is_file():
                 with path.open("rb") as f:
                     texts.append(f.read(_MAX_EVIDENCE_BYTES).decode(errors="replace"))
+    return texts
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: object, **kwargs: object) -> None:  # a redirect is never followed
+        return None
+
+
+def url_evidence(url: str, timeout_s: float = 5.0) -> list[str]:
+    """`engine_evidence` for a page served at a loopback ``url``: the page and the scripts it loads from its own
+    origin, fetched (bounded: files and bytes; no redirect followed); [] when the page does not answer."""
+    origin = urlparse(url)
+    opener = urllib.request.build_opener(_NoRedirect)
+
+    def get(u: str) -> str | None:
+        try:
+            with opener.open(u, timeout=timeout_s) as resp:
+                return bytes(resp.read(_MAX_EVIDENCE_BYTES)).decode(errors="replace")
+        except (OSError, ValueError, urllib.error.URLError):
+            return None
+
+    html = get(url)
+    if html is None:
+        return []
+    texts: list[str] = []
+    for ref in _SCRIPT_SRC.findall(html)[:_MAX_EVIDENCE_FILES]:
+        target = urlparse(urljoin(url, ref))
+        if (target.scheme, target.netloc) != (origin.scheme, origin.netloc):
+            continue
+        text = get(target.geturl())
+        if text is not None:
+            texts.append(text)
     return texts

@@ -4,6 +4,9 @@ how blocked outside requests are judged."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from tests.fixtures.fixture_games import GAMES
@@ -13,7 +16,7 @@ from tier2.validators.controls import Controls, adjacent_pair, motion_axis, pars
 from tier2.validators.l1.runtime_gates import no_errors
 from tier2.validators.probing import MAX_BUDGET_FACTOR, budget_limit, run_bounded
 from tier2.validators.runner import apply_verdicts, needs_webgl
-from tier2.validators.site import classify_site, engine_evidence
+from tier2.validators.site import classify_site, engine_evidence, url_evidence
 from tier2.validators.trace import InputProbe, PlayTrace
 
 PACK = load_pack(REPO_ROOT / "capability_packs", "phaser")
@@ -52,6 +55,30 @@ def test_the_engine_is_chosen_by_the_scripts_the_page_loads(tmp_path: Path) -> N
     assert texts == ['window.Phaser={VERSION:"3.55.2"};'] and PACK.adapter.detects(texts[0])
     plain = _site(tmp_path / "b", '<script src="game.js"></script>', {"game.js": "const ctx = c.getContext('2d');"})
     assert not any(PACK.adapter.detects(t) for t in engine_evidence([plain]))
+
+
+def test_a_loopback_url_shows_its_engine_by_the_scripts_its_page_loads(tmp_path: Path) -> None:
+    site = _site(tmp_path, '<script src="/lib/engine.js"></script><script src="http://elsewhere.test/x.js"></script>'
+                           '<script type="module" src="./assets/index-Ab12Cd34.js"></script>',
+                 {"lib/engine.js": 'window.Phaser={VERSION:"3.55.2"};', "assets/index-Ab12Cd34.js": "run();"})
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+        texts = url_evidence(url)
+        missing = url_evidence(url.replace("index.html", "nothing.html"))
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert texts == ['window.Phaser={VERSION:"3.55.2"};', "run();"]  # its own origin only, in page order
+    assert PACK.adapter.detects(texts[0]) and missing == []
 
 
 def test_bare_import_deep_in_the_graph_makes_a_source_project(tmp_path: Path) -> None:
