@@ -264,6 +264,9 @@ class ValidationRunner:
         trace.pixels = smoke_trace.pixels + trace.pixels
         trace.screenshots = smoke_trace.screenshots + trace.screenshots
         trace.default_renderer = smoke_trace.default_renderer
+        if engine is not self.pack.adapter:
+            trace.notes.append(f"read with the {engine.title} engine adapter (pack {engine.pack_id}): the scripts "
+                               "its page loads show that engine")
         return trace
 
     async def _engine(self, target: Target, mode: ProbeMode) -> EngineAdapter:

@@ -101,7 +101,7 @@
     if (typeof o.text === 'string') return 'Text';
     if (o.geometry && o.geometry.graphicsData || o.context && Array.isArray(o.context.instructions)) return 'Graphics';
     if (o.texture && typeof o.texture === 'object') return typeof o.currentFrame === 'number' ? 'AnimatedSprite' : 'Sprite';
-    return kids(o).length ? 'Container' : 'DisplayObject';
+    return 'Container';  // never by its children: an empty container getting its first one is not a new object
   };
   const screenOf = (rec) => (rec && rec.r.screen) || {width: 800, height: 600};
   const boundsOf = (o) => {

@@ -69,6 +69,17 @@ def test_state_that_drifts_by_itself_does_not_count_as_input() -> None:
     assert not input_changes_state(replace(good_trace(), inputs=[drifting])).passed
 
 
+def test_an_object_that_appeared_while_idle_and_goes_on_moving_is_not_a_reaction() -> None:
+    ship = {"x": 400, "y": 560}
+    spawned = InputProbe("left", "ArrowLeft", before={"objects": {"#1": ship}},
+                         idle_after={"objects": {"#1": ship, "#9": {"x": 200, "y": 100}}},  # an enemy's bullet
+                         after={"objects": {"#1": ship, "#9": {"x": 200, "y": 130}}}, frames_to_react=1)
+    assert not input_changes_state(replace(good_trace(), inputs=[spawned])).passed
+    moved = replace(spawned, after={"objects": {"#1": {"x": 380, "y": 560}, "#9": {"x": 200, "y": 130}}})
+    result = input_changes_state(replace(good_trace(), inputs=[moved]))
+    assert result.passed and result.evidence["inputs"][0]["changed"] == ["objects.#1.x"]
+
+
 def test_state_delta_reports_nested_paths() -> None:
     assert state_delta({"a": {"b": 1, "c": 2}}, {"a": {"b": 1, "c": 3}, "d": 0}) == {"a.c", "d"}
     assert state_delta({"x": [1]}, {"x": [1]}) == set()

@@ -181,11 +181,13 @@ def state_delta(before: Any, after: Any, prefix: str = "", both: bool = False) -
 
 
 def reaction(before: Any, idle_after: Any, after: Any) -> set[str]:
-    """What an input changed: paths changed after it, minus what changed on its own while idle, minus clocks;
-    only things that exist before and after count."""
+    """What an input changed: paths changed after it, minus what changed on its own while idle (an object that
+    appeared while idle — an enemy's bullet — and goes on moving, too), minus clocks; only things that exist
+    before and after count."""
     drift = state_delta(before, idle_after)
     changed = state_delta(idle_after, after, both=True)
-    return {k for k in changed - drift if k.split(".")[-1] not in TIME_KEYS}
+    return {k for k in changed - drift if k.split(".")[-1] not in TIME_KEYS
+            and not any(k.startswith(d + ".") for d in drift)}
 
 
 def input_reaction(p: InputProbe) -> set[str]:
