@@ -10,8 +10,9 @@ Corpus (names, licences and how each was labelled: tests/fixtures/real/README.md
   demos of @phaserjs/create-game@1.3.2 from their sources and built with Vite, and pac-man-phaser@1.0.10 in a React
   host page. memory-card-game has a genuine upstream bug ("go is not defined" on pointer move): expected to fail
   l1.no_errors, no mutants. Mutants: `GENERIC_MUTANTS` on source projects, `SITE_MUTANTS` on built sites.
-* public repositories rebuilt from a pinned commit (`tier2.testing.corpus.recipe_games`, recipes
-  tests/fixtures/real/<name>/recipe.yaml, sources from the local mirror /work/.mirror, built in the isolated
+* public repositories rebuilt from a pinned commit, Phaser 3 and PixiJS 7/8 games, each read with the engine
+  adapter its scripts show among every installed pack's (the row's ``engine``): `tier2.testing.corpus.recipe_games`,
+  recipes tests/fixtures/real/<name>/recipe.yaml, sources from the local mirror /work/.mirror, built in the isolated
   sandbox into workspaces/.cache/real): each recipe's label (working → must pass; broken → must fail by its
   broken_gate) and its planted defects (class → intended gate; `SITE_MUTANTS` applied to the built output). A
   recipe whose repository is not mirrored here is skipped and said so.
@@ -136,8 +137,10 @@ async def _check(runner: ValidationRunner, work: Path, game: RealGame, mutant: M
     t0 = time.monotonic()
     report = await runner.validate_target(str(case), work / "reports" / case.name)
     failed = sorted(g.id for g in report.failures)
+    chosen = next((n.split("read with the ", 1)[1].split(" engine adapter")[0] for n in report.notes
+                   if n.startswith("read with the ")), runner.pack.adapter.title)
     row.update(passed=report.passed, failed_gates=failed, seconds=round(time.monotonic() - t0, 1),
-               site=(report.site or {}).get("kind"), mode=report.mode)
+               site=(report.site or {}).get("kind"), mode=report.mode, engine=chosen)
     broken = _expected_broken(game)
     if mutant is None and broken is not None:
         row.update(defect="broken (upstream)", expected=broken,
@@ -148,7 +151,7 @@ async def _check(runner: ValidationRunner, work: Path, game: RealGame, mutant: M
         row["intended"] = sorted(mutant.intended_gates)
         row["result"] = ("caught by intended" if mutant.intended_gates & set(failed)
                          else "caught by other" if failed else "missed")
-    print(f"  {row['seconds']:6.1f}s {game.name:24s} {row['defect']:20s} {row['result']:20s} {failed}",
+    print(f"  {row['seconds']:6.1f}s {game.name:24s} {chosen:8s} {row['defect']:20s} {row['result']:20s} {failed}",
           file=sys.stderr)
     return row
 
