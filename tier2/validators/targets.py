@@ -16,13 +16,17 @@ author's ``localhost``.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
 from tier2.browser.session import SERVED_ORIGIN
 from tier2.errors import BadInput
+from tier2.hostio import ProjectDir
 from tier2.packs import Pack
+from tier2.packs.registry import load_installed
 from tier2.toolchain import BuildResult, run_build
 from tier2.toolchain.generic import build_generic_project
 from tier2.validators.base import ProbeMode
@@ -73,6 +77,25 @@ def detect_mode(target: Target) -> ProbeMode:
     return "generic"
 
 
+_BARE = re.compile(r"imports the bare module '([^']+)'")
+
+
+def engine_pack(project: Path, kind: SiteKind, pack: Pack) -> Pack:
+    """The installed pack a source project is bundled with: the one whose engine package (``engine.name`` of its
+    manifest) the project depends on (``package.json``) or imports (the bare import that made it a source
+    project); the configured pack when none or several do."""
+    names = {m.group(1).split("/")[0] if not m.group(1).startswith("@") else "/".join(m.group(1).split("/")[:2])
+             for e in kind.evidence for m in [_BARE.search(e)] if m}
+    try:
+        pkg = json.loads(ProjectDir(project).read_text("package.json", max_bytes=1_000_000))
+        names |= {str(k) for field_ in ("dependencies", "devDependencies") for k in dict(pkg.get(field_) or {})}
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
+    packs = [pack, *(p for p in load_installed(pack.root.parent)[0] if p.id != pack.id)]
+    found = [p for p in packs if p.manifest.engine.name in names]
+    return found[0] if len(found) == 1 else pack
+
+
 async def resolve_target(raw: str, pack: Pack, work_dir: Path, build_timeout_s: float = 60.0) -> Target:
     if raw.startswith(("http://", "https://")):
         host = urlparse(raw).hostname or ""
@@ -91,6 +114,6 @@ async def resolve_target(raw: str, pack: Pack, work_dir: Path, build_timeout_s: 
     kind = classify_site(path, index.read_text(errors="replace"), [pack.adapter])
     if kind.kind == "source":
         site = work_dir / "site"
-        build = await build_generic_project(pack, path, site, timeout_s=build_timeout_s)
+        build = await build_generic_project(engine_pack(path, kind, pack), path, site, timeout_s=build_timeout_s)
         return Target(str(path), SERVED_ORIGIN + "index.html", site, path, build, False, kind, [path])
     return Target(str(path), SERVED_ORIGIN + "index.html", path, path, None, False, kind)
