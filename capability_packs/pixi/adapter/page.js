@@ -233,6 +233,12 @@
             objects: objects.slice(0, 150), webglRefused: !!window.__tier2WebglRefused};
   };
   const engine = {info, snapshot, missingTextures, discover, frame: () => info().frame,
-    app: () => appOf(hooked()) || found.app};
+    // the app (the hook's, the one PixiJS announced), else what stands for it: the renderer and its stage
+    app: () => {
+      const app = appOf(hooked()) || found.app;
+      if (app) return app;
+      const rec = primary();
+      return rec ? {renderer: rec.r, stage: stageOf(rec)} : null;
+    }};
   Object.defineProperty(window, '__tier2Engine', {value: engine, writable: false});
 })();

@@ -36,8 +36,9 @@ const out = {};
 %s
 setTimeout(() => {
   const e = window.__tier2Engine;
+  const app = e.app();
   Object.assign(out, {info: e.info(), frame: e.frame(), missing: e.missingTextures(), snapshot: e.snapshot(),
-                      discover: e.discover()});
+                      discover: e.discover(), app: app ? {renderer: !!app.renderer, stage: !!app.stage} : null});
   console.log(JSON.stringify(out));
 }, 0);
 """
@@ -96,6 +97,7 @@ def test_a_pixi7_game_is_found_through_its_event_system(tmp_path: Path) -> None:
     assert d["pointer"] is True and d["interactive"] == [[210, 155, 50, 20]]
     assert [10 + 10, 20 + 250, 20, 20] in d["objects"]  # the ship, for board pairs
     assert d["names"] == ["ArrowLeft", "Space"]
+    assert out["app"] == {"renderer": True, "stage": True}  # no Application announced: the renderer and stage
 
 
 def test_a_pixi8_game_is_found_through_the_devtools_hook_the_page_keeps(tmp_path: Path) -> None:
@@ -127,4 +129,4 @@ def test_no_game_no_answers(tmp_path: Path) -> None:
     out = _run(tmp_path, "", ("null", "null", "null"))
     assert out["info"] == {"game": False, "booted": False, "scenes": [], "renderer": None, "frame": None,
                            "canvas": True}
-    assert (out["snapshot"], out["discover"], out["missing"], out["frame"]) == (None, None, 0, None)
+    assert (out["snapshot"], out["discover"], out["missing"], out["frame"], out["app"]) == (None, None, 0, None, None)
