@@ -14,11 +14,11 @@
 //   defined  names the game itself defines (methods, fields, written properties, function-valued keys)
 //   numbers  numeric literals with their syntactic context (for the magic-number report)
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const [nodeModules, ENGINE_MODULE] = process.argv.slice(2);
 if (!nodeModules || !ENGINE_MODULE) throw new Error('usage: scan_sources.mjs <node_modules> <engine module>');
-const { parse, version } = createRequire(join(nodeModules, 'scan_sources.cjs'))('acorn');
+const { parse, version } = createRequire(join(resolve(nodeModules), 'scan_sources.cjs'))('acorn');
 
 const SCENE_FUNCTIONS = new Set(['init', 'preload', 'create', 'update']);
 const SKIP_KEYS = new Set(['type', 'start', 'end', 'loc', 'range', 'raw', 'regex', 'bigint']);
