@@ -1,5 +1,10 @@
 """A pack's genres: ``<pack>/genres/<id>/genre.yaml`` plus the template, schemas and Python it names.
 
+A genre two packs build keeps its rules once, engine-neutral, in ``<packs dir>/genres/<id>/`` (genre.yaml, the
+Python, schemas, lexicon, briefs, ``template/src/state.js`` and ``template/data/``); each pack's
+``genres/<id>/genre.yaml`` then says only ``rules: <id>`` and its folder adds the engine view (``template/``: the
+entry, the scenes). The template is the pack's ``common/template``, the rules' template, the view's, in that order.
+
 The pack owns every genre fact (brief words, tables, behaviours, what its play must show, how to win and lose it);
 core reads them here and nowhere else. The genre's Python (``builder.py``, ``probe.py``, ``checks.py``) is pack
 code shipped with tier2 — trusted like core — imported once per process as the package
@@ -88,6 +93,8 @@ class Genre:
     pack_id: str
     #: the pack's shared template parts (``<pack>/common/template``), None when it has none
     common: Path | None = None
+    #: the pack's view folder of a genre whose rules are shared (``root`` is then the rules' folder), else None
+    view: Path | None = None
     _modules: dict[str, ModuleType] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -96,9 +103,16 @@ class Genre:
 
     @cached_property
     def template_dir(self) -> Path:
-        """The whole template: the pack's ``common/template`` overlaid by the genre's own ``template/``
-        (`tier2.packs.templates`); read-only."""
-        return compose_template(f"{self.pack_id}-{self.id}", self.root / "template", self.common)
+        """The whole template: the pack's ``common/template`` overlaid by the genre's own ``template/`` (and, for
+        shared rules, the pack's view over both) (`tier2.packs.templates`); read-only."""
+        return compose_template(f"{self.pack_id}-{self.id}", self.template_layers)
+
+    @property
+    def template_layers(self) -> list[Path]:
+        """The folders `template_dir` composes, lowest first: the pack's common parts, the genre's ``template/``,
+        the pack's view of shared rules."""
+        layers = [self.common, self.root / "template", self.view / "template" if self.view else None]
+        return [p for p in layers if p is not None]
 
     @property
     def schemas_dir(self) -> Path:
@@ -150,10 +164,11 @@ class Genre:
     @property
     def package(self) -> str:
         """The import package of the genre's Python: its modules import each other with relative imports
-        (``from . import checks``), as in any Python package. Named after the directory too: two copies of a pack
-        (a test's edited copy) never share modules."""
+        (``from . import checks``), as in any Python package. Named after the directory (its owner and a hash of
+        its path): two copies of a pack (a test's edited copy) never share modules; the packs viewing one set of
+        shared rules do."""
         where = hashlib.sha256(str(self.root.resolve()).encode()).hexdigest()[:10]
-        return f"tier2_packs.{self.pack_id}_{where}.{self.id}"
+        return f"tier2_packs.{self.root.parent.parent.name}_{where}.{self.id}"
 
     def module(self, name: Literal["builder", "probe", "checks"]) -> ModuleType | None:
         """The genre's ``<name>.py`` (None when it has none), imported once, inside the genre's package."""
@@ -196,15 +211,45 @@ class Genre:
         return self.code.win_action, self.code.lose_action
 
 
-def _load_one(root: Path, pack_id: str, common: Path | None) -> Genre:
+def _yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise PackError(f"invalid genre manifest {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise PackError(f"invalid genre manifest {path}: not a mapping")
+    return data
+
+
+def _rules_of(view: Path, data: dict[str, Any], rules_dir: Path) -> Path:
+    """The shared rules folder a view's ``genre.yaml`` names (``rules: <id>``, nothing else, the id its own)."""
+    rules = data.get("rules")
+    if set(data) != {"rules"} or rules != view.name:
+        raise PackError(f"{view / 'genre.yaml'}: a view names only its rules, `rules: {view.name}` "
+                        f"(the genre's facts live in {rules_dir / view.name}/genre.yaml)")
+    root = rules_dir / view.name
+    if not (root / "genre.yaml").is_file():
+        raise PackError(f"{view / 'genre.yaml'}: no shared rules {root}/genre.yaml")
+    if not (view / "template").is_dir():
+        raise PackError(f"{view}: a view of shared rules needs its own template/ (the engine's entry and scenes)")
+    return root
+
+
+def _load_one(folder: Path, pack_id: str, common: Path | None, rules_dir: Path) -> Genre:
+    data = _yaml(folder / "genre.yaml")
+    view: Path | None = None
+    root = folder
+    if "rules" in data:
+        view, root = folder, _rules_of(folder, data, rules_dir)
+        data = _yaml(root / "genre.yaml")
     path = root / "genre.yaml"
     try:
-        spec = GenreSpec(**(yaml.safe_load(path.read_text()) or {}))
+        spec = GenreSpec(**data)
     except Exception as exc:
         raise PackError(f"invalid genre manifest {path}: {exc}") from exc
-    if spec.id != root.name:
-        raise PackError(f"{path}: id {spec.id!r} does not match directory {root.name!r}")
-    genre = Genre(spec=spec, root=root, pack_id=pack_id, common=common)
+    if spec.id != folder.name:
+        raise PackError(f"{path}: id {spec.id!r} does not match directory {folder.name!r}")
+    genre = Genre(spec=spec, root=root, pack_id=pack_id, common=common, view=view)
     for table in spec.data_tables:
         if not _TABLE.match(table):
             raise PackError(f"genre {spec.id}: bad table name {table!r}")
@@ -240,15 +285,17 @@ def _check_knobs(genre: Genre) -> None:
                             f"template's data/{knob.table}")
 
 
-def load_genres(genres_dir: Path, pack_id: str) -> dict[str, Genre]:
+def load_genres(genres_dir: Path, pack_id: str, rules_dir: Path | None = None) -> dict[str, Genre]:
     """Every ``<genres_dir>/<id>/genre.yaml``, by id (sorted); their templates over the pack's
-    ``common/template`` (beside ``genres_dir``) when it has one."""
+    ``common/template`` (beside ``genres_dir``) when it has one; ``rules_dir``: where shared rules live (default
+    ``<packs dir>/genres``, beside the pack)."""
     if not genres_dir.is_dir():
         raise PackError(f"pack {pack_id}: genres dir {genres_dir} missing")
     out = {}
     common = genres_dir.parent / "common" / "template"
+    shared = rules_dir or genres_dir.parent.parent / "genres"
     for root in sorted(p for p in genres_dir.iterdir() if (p / "genre.yaml").is_file()):
-        genre = _load_one(root, pack_id, common if common.is_dir() else None)
+        genre = _load_one(root, pack_id, common if common.is_dir() else None, shared)
         out[genre.id] = genre
     if not out:
         raise PackError(f"pack {pack_id}: no genre in {genres_dir}")

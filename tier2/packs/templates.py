@@ -1,5 +1,6 @@
 """A genre's template, composed: the pack's shared parts (``<pack>/common/template/``: ``index.html``, the test hook,
-the boot scene, the asset loader) overlaid by the genre's own ``template/`` (a genre file of the same path wins).
+the boot scene, the asset loader) overlaid by the genre's own ``template/`` (a genre file of the same path wins) —
+for rules shared by packs, the rules' template (``state.js``, ``data/``) and then the pack's view of them.
 
 Shared parts live once in the pack; every reader of a template — project creation, a genre switch, the offline
 model's originals, the fixers' template lines, benches and tests — sees the whole composed tree at
@@ -15,6 +16,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from tier2.errors import PackError
@@ -59,14 +61,15 @@ def _private(root: Path) -> Path:
     return root
 
 
-def compose_template(name: str, genre_template: Path, common: Path | None, cache: Path | None = None) -> Path:
-    """The composed template of ``genre_template`` over ``common`` (see the module docstring); ``name`` (pack and
-    genre) prefixes its cache directory."""
-    own = _files(genre_template)
-    if not own:
-        raise PackError(f"template {genre_template} is missing or empty")
-    shared = _files(common) if common is not None else {}
-    files = {**shared, **own}
+def compose_template(name: str, layers: Sequence[Path], cache: Path | None = None) -> Path:
+    """The composed template of ``layers``, each over the ones before it (the pack's common parts first; see the
+    module docstring); ``name`` (pack and genre) prefixes its cache directory. The last layer (the genre's own)
+    must exist and hold files."""
+    if not layers or not _files(layers[-1]):
+        raise PackError(f"template {layers[-1] if layers else '(none)'} is missing or empty")
+    files: dict[str, Path] = {}
+    for layer in layers:
+        files.update(_files(layer))
     digest = hashlib.sha256()
     for rel, path in sorted(files.items()):
         digest.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())

@@ -48,7 +48,7 @@ class Resolver:
         self.bindings = {f: _group(facts.get("bindings", [])) for f, facts in scan.items()}
         #: files that touch Phaser: only there is `this` in a top-level create()/update() taken to be a Scene
         self.phaser_files = {f for f, facts in scan.items() for c in facts.get("chains", [])
-                             if c["root"]["t"] == "phaser" or c["root"].get("name") == "Phaser"}
+                             if c["root"]["t"] == "engine" or c["root"].get("name") == "Phaser"}
         self.findings: list[tuple[str, int, int, str, str | None]] = []
         self.checked = 0
         self._busy: set[Any] = set()
@@ -58,7 +58,7 @@ class Resolver:
     def chain(self, file: str, chain: dict[str, Any], report: bool) -> Type:
         root, steps = chain["root"], chain["steps"]
         t: Type
-        if root["t"] == "phaser":
+        if root["t"] == "engine":
             t = ("s", "Phaser")
         elif root["t"] == "this":
             t = ("u", (file, root["cls"]))
@@ -233,7 +233,7 @@ def _group(bindings: list[list[Any]]) -> dict[str, list[Any]]:
 
 def _render(chain: dict[str, Any], upto: int) -> str:
     root = chain["root"]
-    text: str = {"phaser": "Phaser", "this": "this"}.get(root["t"], root.get("name", "?"))
+    text: str = {"engine": "Phaser", "this": "this"}.get(root["t"], root.get("name", "?"))
     for step in chain["steps"][: upto + 1]:
         text += f".{step[1]}" if step[0] == "p" else "(…)" if step[0] == "c" else ""
         if step[0] == "n":

@@ -145,7 +145,8 @@
     const rec = primary();
     const own = game && game.scenes && typeof game.scenes.active === 'function';
     const sc = own ? game.scenes.active() : (rec ? scenes(rec) : []);
-    const frame = game && typeof game.frame === 'function' ? game.frame() : (rec ? rec.renders : null);
+    const frame = game && typeof game.frame === 'function' ? game.frame()
+      : game && typeof game.frames === 'number' ? game.frames : (rec ? rec.renders : null);
     return {game: !!rec, booted: !!(rec && (own || rec.renders > 0) && stageOf(rec)), scenes: sc,
             renderer: kind(rec && rec.r), frame, canvas: !!document.querySelector('canvas')};
   };

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from tier2.errors import PackError
 from tier2.packs import Pack, load_pack
 from tier2.packs.docs import BEGIN, END, shape, sync_skill
+from tier2.testing.packs import copy_pack
 
 
 def test_the_committed_skill_matches_the_schemas(pack: Pack) -> None:
@@ -22,8 +22,7 @@ def test_the_committed_skill_matches_the_schemas(pack: Pack) -> None:
 
 
 def test_a_schema_change_makes_the_skill_stale_and_docs_rewrites_it(pack: Pack, tmp_path: Path) -> None:
-    root = tmp_path / "packs" / "phaser"
-    shutil.copytree(pack.root, root, ignore=shutil.ignore_patterns("node_modules"), symlinks=True)
+    root = copy_pack(pack, tmp_path / "packs")
     schema = root / "genres" / "shop" / "schemas" / "economy.schema.json"
     schema.write_text(schema.read_text().replace('"goal_money"', '"target_money"'))
     copy = load_pack(tmp_path / "packs", "phaser")
@@ -33,8 +32,7 @@ def test_a_schema_change_makes_the_skill_stale_and_docs_rewrites_it(pack: Pack, 
 
 
 def test_missing_markers_are_an_error(pack: Pack, tmp_path: Path) -> None:
-    root = tmp_path / "packs" / "phaser"
-    shutil.copytree(pack.root, root, ignore=shutil.ignore_patterns("node_modules"), symlinks=True)
+    root = copy_pack(pack, tmp_path / "packs")
     skill = root / "skills" / pack.manifest.texts.tables_skill / "SKILL.md"
     skill.write_text(skill.read_text().replace(BEGIN, "").replace(END, ""))
     with pytest.raises(PackError, match="markers"):

@@ -14,7 +14,7 @@ from tier2.packs.genres import load_genres
 from tier2.packs.interface import GENRE_HOOKS, bind_genre_code
 from tier2.settings.loader import REPO_ROOT
 
-GENRES = REPO_ROOT / "capability_packs" / "phaser" / "genres"
+GENRES = REPO_ROOT / "capability_packs" / "genres"  # shared rules: each folder is a whole genre
 
 
 def test_every_shipped_genre_meets_the_interface() -> None:

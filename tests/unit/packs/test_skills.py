@@ -7,7 +7,6 @@ of broken skill and show tier2 refuses it where AgentScope would not have said a
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from tier2.packs import Pack, load_pack
 from tier2.packs.skills import CORE_SKILLS_DIR, MAX_DESCRIPTION_CHARS, MAX_SKILL_BYTES, check_skill, core_skill_dirs
 from tier2.runs.commands.pack_check import _skills
 from tier2.settings.loader import REPO_ROOT
+from tier2.testing.packs import copy_pack
 
 CORE = ["tier2-delivery", "tier2-gate-verdicts", "tier2-run", "tier2-tools"]
 
@@ -87,8 +87,7 @@ def test_a_broken_or_missing_core_skills_directory_is_an_error(tmp_path: Path) -
 
 def test_a_pack_skill_with_a_core_skill_s_name_is_refused(pack: Pack, tmp_path: Path) -> None:
     """AgentScope keeps the last of two skills with one name: a pack could silently replace a core skill."""
-    root = tmp_path / "packs" / "phaser"
-    shutil.copytree(pack.root, root, ignore=shutil.ignore_patterns("node_modules"), symlinks=True)
+    root = copy_pack(pack, tmp_path / "packs")
     _skill(root / "skills", "tier2-tools", "---\nname: tier2-tools\ndescription: my own tool rules\n---\n")
     manifest = yaml.safe_load((root / "pack.yaml").read_text())
     manifest["skills"] = [*manifest["skills"], "tier2-tools"]
@@ -98,8 +97,7 @@ def test_a_pack_skill_with_a_core_skill_s_name_is_refused(pack: Pack, tmp_path: 
 
 
 def test_a_broken_pack_skill_fails_the_pack_load(pack: Pack, tmp_path: Path) -> None:
-    root = tmp_path / "packs" / "phaser"
-    shutil.copytree(pack.root, root, ignore=shutil.ignore_patterns("node_modules"), symlinks=True)
+    root = copy_pack(pack, tmp_path / "packs")
     md = root / "skills" / "phaser-debugging" / "SKILL.md"
     md.write_text(md.read_text().replace("name: phaser-debugging", "name: Phaser Debugging"))
     with pytest.raises(PackError, match="must be its directory's name"):

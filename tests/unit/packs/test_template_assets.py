@@ -31,9 +31,9 @@ def test_shared_parts_live_once_and_a_genre_file_overrides_them() -> None:
     pack = load_pack(PACK_ROOT.parent, "phaser")
     for rel in SHARED:
         assert (PACK_ROOT / "common/template" / rel).is_file(), rel
-        owners = [g.id for g in pack.genres.values() if (g.root / "template" / rel).exists()]
+        owners = [g.id for g in pack.genres.values() if any((t / rel).exists() for t in g.template_layers[1:])]
         assert owners in ([], ["shooter"]) if rel == "index.html" else owners == [], (rel, owners)
     shooter = pack.genre("shooter")
-    assert (shooter.template_dir / "index.html").read_text() == (shooter.root / "template/index.html").read_text()
+    assert (shooter.template_dir / "index.html").read_text() == (shooter.template_layers[-1] / "index.html").read_text()
     for genre in pack.genres.values():                # each hook names its own genre, from its state.js
         assert f"export const GENRE = '{genre.id}'" in (genre.template_dir / "src/state.js").read_text()

@@ -23,23 +23,27 @@ def test_genre_files_win_and_the_result_is_cached_by_content(tmp_path: Path) -> 
     common = _tree(tmp_path / "common", {"index.html": "shared", "src/hook.js": "hook", "dist/x.js": "built"})
     genre = _tree(tmp_path / "genre", {"index.html": "mine", "src/state.js": "state"})
     cache = tmp_path / "cache"
-    out = compose_template("p-g", genre, common, cache)
+    out = compose_template("p-g", [common, genre], cache)
     got = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
     assert got == {"index.html": "mine", "src/hook.js": "hook", "src/state.js": "state"}  # no build output
-    assert compose_template("p-g", genre, common, cache) == out           # same content: same directory
+    assert compose_template("p-g", [common, genre], cache) == out           # same content: same directory
     (common / "src/hook.js").write_text("hook v2")
-    changed = compose_template("p-g", genre, common, cache)
+    changed = compose_template("p-g", [common, genre], cache)
     assert changed != out and (changed / "src/hook.js").read_text() == "hook v2"
     assert (out / "src/hook.js").read_text() == "hook"                    # an earlier composition is untouched
     assert [p.name for p in cache.iterdir() if p.name.startswith(".")] == []  # no staging left behind
-    assert compose_template("p-g", genre, None, cache) != out              # no common: only the genre's files
+    assert compose_template("p-g", [genre], cache) != out              # no common: only the genre's files
+    view = _tree(tmp_path / "view", {"src/main.js": "entry", "index.html": "view's"})
+    three = compose_template("p-g", [common, genre, view], cache)      # shared rules, then a pack's view
+    got = {p.relative_to(three).as_posix(): p.read_text() for p in three.rglob("*") if p.is_file()}
+    assert got == {"index.html": "view's", "src/hook.js": "hook v2", "src/state.js": "state", "src/main.js": "entry"}
 
 
 def test_links_and_a_foreign_cache_are_refused(tmp_path: Path) -> None:
     genre = _tree(tmp_path / "genre", {"src/state.js": "state"})
     (genre / "src/leak.js").symlink_to("/etc/passwd")
     with pytest.raises(PackError, match="is a link"):
-        compose_template("p-g", genre, None, tmp_path / "cache")
+        compose_template("p-g", [genre], tmp_path / "cache")
     (genre / "src/leak.js").unlink()
     foreign = tmp_path / "foreign"
     foreign.mkdir()
@@ -47,6 +51,6 @@ def test_links_and_a_foreign_cache_are_refused(tmp_path: Path) -> None:
         pytest.skip("needs root to hand the cache to another user")
     os.chown(foreign, 65534, 65534)
     with pytest.raises(PackError, match="not a directory of this user"):
-        compose_template("p-g", genre, None, foreign)
+        compose_template("p-g", [genre], foreign)
     with pytest.raises(PackError, match="missing or empty"):
-        compose_template("p-g", tmp_path / "nothing", None, tmp_path / "cache")
+        compose_template("p-g", [tmp_path / "nothing"], tmp_path / "cache")

@@ -31,6 +31,8 @@ class DocsFacet(BaseModel):
     engine_package: str = ""
     #: markdown guides, globs relative to the pack root (split at headings)
     guides: list[str] = []
+    #: every genre's ``notes.md`` is a guide too (wherever its rules live: shared ones are beside the pack)
+    genre_notes: bool = False
     #: first word of an expression → the class it usually is (``this`` in a scene...)
     receivers: dict[str, str] = {}
     #: a dotted path met anywhere in an expression → the class it is (``physics.add`` → the physics factory)
@@ -67,7 +69,17 @@ class LoadedFacet:
         for pattern in self.spec.guides:
             _inside(self.pack.root, pattern)
             found |= {p for p in self.pack.root.glob(pattern) if p.is_file() and p.suffix == ".md"}
+        if self.spec.genre_notes:
+            found |= {g.root / "notes.md" for g in self.pack.genres.values() if (g.root / "notes.md").is_file()}
         return sorted(found)
+
+    def guide_name(self, guide: Path) -> str:
+        """A guide's name in the index: its path in the pack (``docs/x.md``), or beside it for shared genre rules
+        (``../genres/<id>/notes.md``)."""
+        root = self.pack.root
+        if guide.is_relative_to(root):
+            return str(guide.relative_to(root))
+        return f"../genres/{guide.parent.name}/{guide.name}"  # the only guides outside: shared genre rules
 
     def engine_version(self) -> str:
         if self.package_path is None or not self.package_path.is_file():
@@ -84,7 +96,7 @@ class LoadedFacet:
         """sha256 over everything the index is made of besides the type file: the facet and every guide."""
         digest = hashlib.sha256(self.path.read_bytes())
         for guide in self.guide_files():
-            digest.update(str(guide.relative_to(self.pack.root)).encode() + b"\0" + guide.read_bytes())
+            digest.update(self.guide_name(guide).encode() + b"\0" + guide.read_bytes())
         return digest.hexdigest()
 
 

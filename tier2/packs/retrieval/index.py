@@ -281,7 +281,7 @@ def build_index(facet: LoadedFacet) -> DocsIndex:
     types_rel = facet.spec.types
     sections = parse_dts(facet.types_path.read_text(encoding="utf-8"), types_rel.rsplit("/", 1)[-1])
     for guide in facet.guide_files():
-        sections += split_markdown(guide.read_text(encoding="utf-8"), str(guide.relative_to(pack.root)))
+        sections += split_markdown(guide.read_text(encoding="utf-8"), facet.guide_name(guide))
     sections.sort(key=lambda s: s.id)
     postings: dict[str, list[int]] = {}
     lengths: list[int] = []

@@ -10,17 +10,19 @@ member), ``A.B.fn`` (namespace function or constant). Overloads of one id become
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-__all__ = ["Section", "parse_dts", "split_markdown"]
+__all__ = ["Section", "export_renames", "parse_dts", "split_markdown"]
 
-_SCOPE = re.compile(r"^(?:declare\s+)?(?P<kind>namespace|class|interface|enum)\s+(?P<name>[\w$]+)(?P<rest>.*)\{\s*$")
+_SCOPE = re.compile(r"^(?:declare\s+)?(?:abstract\s+)?(?P<kind>namespace|class|interface|enum)\s+(?P<name>[\w$]+)"
+                    r"(?P<rest>.*)\{\s*$")
 _TYPE_OPEN = re.compile(r"^(?:declare\s+)?type\s+(?P<name>[\w$]+)(?:<[^=]*>)?\s*=\s*\{\s*$")
 _TYPE_LINE = re.compile(r"^(?:declare\s+)?type\s+(?P<name>[\w$]+)(?:<[^=]*>)?\s*=\s*(?P<type>.+);\s*$")
 _FUNCTION = re.compile(r"^(?:declare\s+)?function\s+(?P<name>[\w$]+)(?P<rest>.*);\s*$")
-_VALUE = re.compile(r"^(?:declare\s+)?(?:const|var|let)\s+(?P<name>[\w$]+)\s*:\s*(?P<type>.+);\s*$")
-_MEMBER = re.compile(r"^(?P<mods>(?:(?:static|readonly|protected|private|public|abstract)\s+)*)"
+_VALUE = re.compile(r"^(?:declare\s+)?(?:const|var|let)\s+(?P<name>[\w$]+)\s*(?::\s*(?P<type>.+?)|=\s*(?P<init>.+?))"
+                    r";\s*$")
+_MEMBER = re.compile(r"^(?P<mods>(?:(?:static|readonly|protected|private|public|abstract|get|set)\s+)*)"
                      r"(?P<name>[\w$]+|\[[^\]]+\])(?P<opt>\??)(?P<rest>\s*[:(<].*);\s*$")
 _EXTENDS = re.compile(r"\bextends\s+([\w$.]+)")
 _DEPRECATED = re.compile(r"@deprecated|\*\*DEPRECATED\*\*|^DEPRECATED\b", re.I | re.M)
@@ -116,11 +118,15 @@ class _Builder:
         if old is None:
             self.sections[sec.id] = sec
             return
+        if sec.kind == "class" and old.kind == "interface":  # declaration merging: the class is the name
+            old = self.sections[sec.id] = Section(**{**asdict(old), "kind": "class",
+                                                     "extends": sec.extends or old.extends})
         if sec.signature and sec.signature not in old.signature.split("\n"):  # an overload: one section
             sig = f"{old.signature}\n{sec.signature}" if old.signature else sec.signature
             self.sections[sec.id] = Section(**{**asdict(old), "signature": sig, "doc": old.doc or sec.doc,
                                                "params": old.params or sec.params,
-                                               "deprecated": old.deprecated or sec.deprecated})
+                                               # deprecated only when every overload is
+                                               "deprecated": old.deprecated and sec.deprecated})
 
 
 def parse_dts(text: str, source: str = "index.d.ts") -> list[Section]:
@@ -140,19 +146,25 @@ def parse_dts(text: str, source: str = "index.d.ts") -> list[Section]:
             continue
         if not line or line.startswith("//"):
             continue
+        line = line.removeprefix("export ")  # a bundled module's declarations (`export declare class …`)
         doc, params = _comment_text(pending) if pending else ("", [])
         pending = []
         where = f"{source}:{n}"
         deprecated = bool(_DEPRECATED.search(doc))
         owner_kind, owner = stack[-1] if stack else ("namespace", "")
-        if line in ("}", "};"):
-            if stack:
-                stack.pop()
+        net = line.count("{") - line.count("}")  # type literals open and close mid-line (`}) => void;`, `} & {`)
+        if net < 0 or line in ("}", "};"):
+            for _ in range(max(1, -net)):
+                if stack:
+                    stack.pop()
             continue
         if m := _SCOPE.match(line):
             kind, name = m["kind"], m["name"]
             full = f"{owner}.{name}" if owner else name
-            ext = _EXTENDS.search(m["rest"])
+            bare = m["rest"]
+            while "<" in bare and (less := re.sub(r"<[^<>]*>", "", bare)) != bare:  # generics' `extends` aside
+                bare = less
+            ext = _EXTENDS.search(bare)
             sig = f"{kind} {full}{m['rest'].split(' implements ')[0].rstrip()}".strip()
             out.add(Section(full, kind, name, owner, sig if kind != "namespace" else "", doc, where, deprecated,
                             extends=ext.group(1) if ext and kind in ("class", "interface") else ""))
@@ -163,8 +175,8 @@ def parse_dts(text: str, source: str = "index.d.ts") -> list[Section]:
             out.add(Section(full, "type", m["name"], owner, f"type {full} = {{…}}", doc, where, deprecated))
             stack.append(("type", full))
             continue
-        if line.endswith("{"):
-            stack.append(("block", owner))
+        if line.endswith("{") or net > 0:
+            stack.extend([("block", owner)] * net)
             continue
         if owner_kind in ("namespace", "") and (m := _FUNCTION.match(line) or _VALUE.match(line)):
             is_fn = line.lstrip().startswith(("function", "declare function"))
@@ -172,7 +184,7 @@ def parse_dts(text: str, source: str = "index.d.ts") -> list[Section]:
             sig = line.rstrip(";").removeprefix("declare ")
             rest = m.groupdict().get("rest") or ""
             out.add(Section(full, "function" if is_fn else "constant", m["name"], owner, sig, doc, where, deprecated,
-                            type=_type_of(rest) if is_fn else m["type"], params=tuple(params)))
+                            type=_type_of(rest) if is_fn else (m["type"] or ""), params=tuple(params)))
             continue
         if owner_kind in ("namespace", "") and (m := _TYPE_LINE.match(line)):
             full = f"{owner}.{m['name']}" if owner else m["name"]
@@ -196,15 +208,52 @@ def parse_dts(text: str, source: str = "index.d.ts") -> list[Section]:
                                                      "doc": cls.doc or doc})
                 continue
             rest = m["rest"].strip()
-            is_method = rest.startswith(("(", "<"))
+            accessor = "get" in mods or "set" in mods  # `get canvas(): HTMLCanvasElement;` is a property
+            is_method = rest.startswith(("(", "<")) and not accessor
             static = "static" in mods or owner_kind == "type"
             full = f"{owner}.{name}" if static else f"{owner}#{name}"
+            if "set" in mods and full in out.sections:
+                continue
             kind = "method" if is_method else "property"
             sig = f"{' '.join(mods) + ' ' if mods else ''}{name}{m['opt']}{rest}"
             out.add(Section(full, kind, name, owner, sig, doc, where, deprecated,
                             type=_type_of(rest), params=tuple(params)))
             continue
-    return [out.sections[k] for k in sorted(out.sections)]
+    return _exported_names([out.sections[k] for k in sorted(out.sections)], text)
+
+
+#: a bundled declaration file's closing ``export { Text$1 as Text, … };`` (dts-bundle-generator)
+_EXPORTS = re.compile(r"^export \{\n(?P<body>.*?)^\};", re.M | re.S)
+_RENAME = re.compile(r"^\s*([\w$]+)\s+as\s+([\w$]+),?\s*$", re.M)
+
+
+def export_renames(text: str) -> dict[str, str]:
+    """A bundled declaration file's local name -> the name it is exported as (``Text$1`` -> ``Text``)."""
+    renames: dict[str, str] = {}
+    for block in _EXPORTS.finditer(text):
+        renames |= {a: b for a, b in _RENAME.findall(block["body"])}
+    return renames
+
+
+def _exported_names(sections: list[Section], text: str) -> list[Section]:
+    """Sections under the names the module exports: a bundler's ``Text$1`` is ``Text`` to a game (sorted by id)."""
+    renames = export_renames(text)
+    if not renames:
+        return sections
+
+    def named(ident: str) -> str:
+        m = re.match(r"[\w$]+", ident)
+        return renames.get(m[0], m[0]) + ident[m.end():] if m else ident
+
+    out = [replace(s, id=named(s.id), owner=named(s.owner) if s.owner else s.owner,
+                   name=renames.get(s.name, s.name) if not s.owner else s.name,
+                   signature=re.sub(r"\b(\w+\$\d+)\b", lambda m: renames.get(m[1], m[1]), s.signature),
+                   extends=renames.get(s.extends, s.extends)) for s in sections]
+    merged: dict[str, Section] = {}
+    for sec in out:  # a renamed class and a same-named interface (a mixin's) are one name: the class wins
+        if sec.id not in merged or merged[sec.id].kind != "class":
+            merged[sec.id] = sec
+    return [merged[k] for k in sorted(merged)]
 
 
 def _slug(text: str) -> str:

@@ -4,7 +4,7 @@
   pack's engine adapter owns the check and its data (`tier2.packs.engine`); core only runs it.
 * ``l1.magic_numbers`` (observe, always passes): gameplay-looking numbers in ``src/`` that belong in ``data/``.
 
-Both read the facts of one run of the pack's acorn scanner (``<pack>/tools/scan_sources.mjs``) over ``src/**/*.js``.
+Both read the facts of one run of the acorn scanner (``scan_sources.mjs`` here, engine-neutral) over ``src/**/*.js``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,24 @@
-"""Run the pack's acorn scanner (``tools/scan_sources.mjs``) once for all of a project's sources."""
+"""Run the acorn scanner (``scan_sources.mjs`` beside this module) once for all of a project's sources.
+
+The scanner is engine-neutral: it takes the pack's ``node_modules`` (where acorn is) and the engine's npm module
+(``engine.name`` of the pack's manifest: imports from it are chains rooted at ``{t: "engine"}``), and the pack's
+adapter resolves the facts against its engine's API."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from tier2.errors import ToolchainMissing
 from tier2.hostio import ProjectDir
+from tier2.packs.manifest import PackManifest
 from tier2.settings.loader import Settings
 
 __all__ = ["Scan", "read_sources", "scanner_command", "scan_sources", "scan_sources_async", "default_node_modules"]
@@ -27,24 +35,35 @@ def read_sources(project: Path) -> dict[str, str]:
     return dict(ProjectDir(project).text_files("src", suffixes=(".js",), skip=frozenset({"node_modules"})))
 
 
+SCANNER = Path(__file__).with_name("scan_sources.mjs")
+
+
 def default_node_modules() -> Path:
     """The configured pack's node_modules (``TIER2_PACK``), used when a check is called without scan facts."""
     settings = Settings()
     return settings.packs_dir / settings.pack_id / "node_modules"
 
 
+@functools.cache
+def _engine_module(pack_root: Path) -> str:
+    """The engine's npm module a pack pins (``engine.name`` of its ``pack.yaml``)."""
+    try:
+        data = yaml.safe_load((pack_root / "pack.yaml").read_text()) or {}
+        return str(PackManifest(**data).engine.name)
+    except (OSError, ValueError, TypeError, yaml.YAMLError) as exc:
+        raise ToolchainMissing(f"no engine module: {pack_root / 'pack.yaml'} unreadable ({exc})") from exc
+
+
 def scanner_command(node_modules: Path) -> list[str]:
-    """``[node, <pack>/tools/scan_sources.mjs]``; raises ToolchainMissing if node, the script or acorn is missing."""
+    """``[node, scan_sources.mjs, node_modules, engine module]``; raises ToolchainMissing if node or acorn is
+    missing."""
     node_modules = Path(node_modules)
     node = shutil.which("node")
     if node is None:
         raise ToolchainMissing("node is not on PATH: the static gates parse game sources with node + acorn")
-    script = node_modules.parent / "tools" / "scan_sources.mjs"
-    if not script.exists():
-        raise ToolchainMissing(f"scanner script {script} missing")
     if not (node_modules / "acorn" / "package.json").exists():
         raise ToolchainMissing(f"acorn is not installed in {node_modules}: run `npm ci` in {node_modules.parent}")
-    return [node, str(script)]
+    return [node, str(SCANNER), str(node_modules), _engine_module(node_modules.parent.resolve())]
 
 
 def _decode(out: bytes, err: bytes, rc: int | None) -> Scan:

@@ -1,17 +1,24 @@
 // tier2 static scanner: parse game sources with acorn and emit syntactic facts as JSON.
 //
+// argv:   <node_modules of the pack> (where acorn is installed) <engine module> (the npm name games import)
 // stdin:  {"files": {"src/main.js": "<source>", ...}}
 // stdout: {"acorn": "<version>", "files": {"src/main.js": {error, chains, bindings, props, classes, defined, numbers}}}
 //
-// Facts only, no Phaser knowledge: the Python side (tier2/validators/static) resolves them against the API index.
+// Facts only, no engine knowledge: the pack's adapter resolves them against its engine's API index.
 //   chain    {root, steps, w}  a maximal member/call/new expression; root {t: "this", cls} | {t: "id", name} |
-//            {t: "phaser"}; steps ["p", name|null, line, col] | ["c"] | ["n"]; w: the last "p" step is written
+//            {t: "engine"} (a binding imported from the engine module); steps ["p", name|null, line, col] |
+//            ["c"] | ["n"]; w: the last "p" step is written
 //   bindings [name, value]     every way a file-level name gets a value (value: chain | "N" neutral | null unknown)
 //   props    [cls, name, value] this.<name> = value inside a class (or a scene-style function)
 //   classes  {id, name, line, super: chain|null, members: [...]}
 //   defined  names the game itself defines (methods, fields, written properties, function-valued keys)
 //   numbers  numeric literals with their syntactic context (for the magic-number report)
-import { parse, version } from 'acorn';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+
+const [nodeModules, ENGINE_MODULE] = process.argv.slice(2);
+if (!nodeModules || !ENGINE_MODULE) throw new Error('usage: scan_sources.mjs <node_modules> <engine module>');
+const { parse, version } = createRequire(join(resolve(nodeModules), 'scan_sources.cjs'))('acorn');
 
 const SCENE_FUNCTIONS = new Set(['init', 'preload', 'create', 'update']);
 const SKIP_KEYS = new Set(['type', 'start', 'end', 'loc', 'range', 'raw', 'regex', 'bigint']);
@@ -159,15 +166,15 @@ function scanFile(ast) {
   function enter(node, parent) {
     switch (node.type) {
       case 'ImportDeclaration': {
-        const fromPhaser = node.source.value === 'phaser';
+        const fromEngine = node.source.value === ENGINE_MODULE;
         for (const s of node.specifiers) {
-          if (!fromPhaser) { out.bindings.push([s.local.name, null]); continue; }
+          if (!fromEngine) { out.bindings.push([s.local.name, null]); continue; }
           if (s.type === 'ImportSpecifier') {
             const im = s.imported;
             const step = ['p', im.name ?? im.value, im.loc.start.line, im.loc.start.column + 1];
-            out.bindings.push([s.local.name, { root: { t: 'phaser' }, steps: [step] }]);
-            out.chains.push({ root: { t: 'phaser' }, steps: [step], w: false });
-          } else out.bindings.push([s.local.name, { root: { t: 'phaser' }, steps: [] }]);
+            out.bindings.push([s.local.name, { root: { t: 'engine' }, steps: [step] }]);
+            out.chains.push({ root: { t: 'engine' }, steps: [step], w: false });
+          } else out.bindings.push([s.local.name, { root: { t: 'engine' }, steps: [] }]);
         }
         break;
       }

@@ -1,4 +1,4 @@
-// Pure rules of the clicker template (src/state.js): node --test capability_packs/phaser/genres/clicker/tests/
+// Pure rules of the clicker template (src/state.js): node --test capability_packs/genres/clicker/tests/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

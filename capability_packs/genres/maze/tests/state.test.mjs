@@ -1,4 +1,4 @@
-// Pure rules of the maze template (src/state.js): node --test capability_packs/phaser/genres/maze/tests/
+// Pure rules of the maze template (src/state.js): node --test capability_packs/genres/maze/tests/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
