@@ -3,7 +3,7 @@
 Every installed pack the service may run (``allowed_packs``) is read against the brief: the genre the brief reads
 as for that pack (the same brief reader the design uses, with that pack's genre cues; None when the pack has no
 genre for it) and whether the brief names that pack's engine (its manifest's engine title, npm name or pack id as
-a word: "make it in PixiJS", "用 Phaser 做"). Core names no engine: the words come from the manifests.
+a word: "make it in <engine>", "用 <engine> 做"). Core names no engine: the words come from the manifests.
 
 `pack_advice` is what the design phase says: a brief that names another pack's engine, and not this run's, is not
 built with this run's engine (the run ends not delivered with the pack to submit to — never a substitute engine);
