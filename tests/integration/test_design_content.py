@@ -57,3 +57,14 @@ async def test_a_brief_no_pack_genre_builds_is_designed_not_built_as_the_default
     assert spec["genre"] not in spec["scope"]["pack_genres"]
     count = next(r for r in spec["requirements"] if r.get("kind") == "count")
     assert count["source"] == "three laps" and count["mode"] == "observe"  # no game here keeps a lap count
+
+
+async def test_a_brief_naming_another_packs_engine_is_not_built_with_this_one(runtime, tmp_path: Path) -> None:
+    """The run's pack is phaser; the brief asks for PixiJS: the design says which pack suits it and nothing is built
+    with this run's engine (the design stays for a person or a model)."""
+    assert runtime.pack.id == "phaser"
+    brief = "an idle clicker game about baking cookies, made with PixiJS"
+    outcome, _ = await run_design(runtime, tmp_path, brief=brief,
+                                  ends=("failed", "not buildable: the brief asks for PixiJS"))
+    assert outcome.spec["genre"] == "clicker"  # this pack could build the genre: the engine is what it cannot
+    assert not (tmp_path / "game" / "dist").exists()

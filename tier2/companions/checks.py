@@ -3,7 +3,8 @@ run through the ``Checks`` tool): problems the gates report late or not at all, 
 
 * ``data.parse`` — a ``data/*.json`` table that does not parse;
 * ``data.key_missing`` — a data key the code reads (``tables.economy.start_money``) that its table lacks;
-* ``scene.unregistered`` — a scene key started (``this.scene.start('Upgrades')``) that no scene registers;
+* ``scene.unregistered`` — a scene key started (``this.scene.start('Upgrades')``, ``this.game.start('Upgrades')``)
+  that no scene registers;
 * ``module.unimported`` — a ``src/`` module nothing imports (written, but it never runs);
 * ``js.syntax`` and ``l1.engine_calls`` — from the validators' static scanner (`tier2.validators.static`): a file
   acorn cannot parse, an engine API that does not exist (the pack's engine adapter). Without node/acorn these two

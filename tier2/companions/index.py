@@ -33,10 +33,13 @@ _DEFS = [
     re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*="),  # top level only
     re.compile(r"^\s{2,}(?:async\s+)?(?!if\b|for\b|while\b|switch\b|return\b|catch\b)([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{"),
 ]
+# how the packs' templates name a scene (``super('Play')``, ``super({key: 'Play'})``, ``static KEY = 'Play'``) and
+# start one (``this.scene.start('Play')``, ``this.game.start('Play')``)
 _SCENE_KEY = [re.compile(r"super\(\s*['\"]([\w-]+)['\"]"),
               re.compile(r"super\(\s*\{[^}]*\bkey\s*:\s*['\"]([\w-]+)['\"]"),
+              re.compile(r"^\s*static\s+KEY\s*=\s*['\"]([\w-]+)['\"]"),
               re.compile(r"^\s*key\s*:\s*['\"]([\w-]+)['\"]")]
-_SCENE_START = re.compile(r"\.scene\.(?:start|launch|switch|run)\(\s*['\"]([\w-]+)['\"]")
+_SCENE_START = re.compile(r"\.(?:scene|game)\.(?:start|launch|switch|run)\(\s*['\"]([\w-]+)['\"]")
 _IMPORT = re.compile(r"^\s*import\s+(?:[^'\"]*?\s+from\s+)?['\"]([^'\"]+)['\"]", re.M)
 _ALIAS = re.compile(r"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:[\w$.]*\.)?([A-Za-z_]\w*)\s*;")
 _DESTRUCT = re.compile(r"(?:const|let|var)\s*\{([^}]*)\}\s*=")
@@ -150,7 +153,7 @@ class ProjectIndex:
                     break
             for i, rx in enumerate(_SCENE_KEY):
                 k = rx.search(line)
-                if k and (i < 2 or rel.startswith("src/scenes/")):  # a bare ``key:`` only in a scene file
+                if k and (i < 3 or rel.startswith("src/scenes/")):  # a bare ``key:`` only in a scene file
                     self.scene_keys.setdefault(k.group(1), hit)
                     break
             for s in _SCENE_START.finditer(line):

@@ -21,10 +21,10 @@ from tier2.packs.engine import EngineAdapter, load_adapter
 from tier2.packs.genres import Genre, load_genres
 from tier2.packs.manifest import PackManifest
 from tier2.packs.skills import check_skill, core_skill_dirs
-from tier2.settings.loader import Settings
+from tier2.settings.loader import Settings, load_security
 
-__all__ = ["PIN_FILES", "Pack", "configured_pack", "installed_pack_ids", "load_installed", "load_pack", "loaded_packs",
-           "pack_by_ref", "pins_hash"]
+__all__ = ["PIN_FILES", "Pack", "allowed_packs", "configured_pack", "installed_pack_ids", "load_installed", "load_pack",
+           "loaded_packs", "pack_by_ref", "pins_hash"]
 
 #: the files of a pack that pin what a build uses (engine version, build profile, exact npm packages)
 PIN_FILES = ("pack.yaml", "package.json", "package-lock.json")
@@ -223,3 +223,15 @@ def configured_pack() -> Pack:
     """The pack the settings name (``TIER2_PACK``, default in `tier2.settings.loader.Settings`)."""
     settings = Settings()
     return load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
+
+
+def allowed_packs(settings: Settings | None = None) -> list[Pack]:
+    """Every installed pack the security config allows (``allowed_packs``), loaded (cached), in that order; one
+    that is allowed but not installed is left out (the submit path names it when asked for)."""
+    settings = settings or Settings()
+    out = []
+    for pack_id in load_security(settings.config_dir).allowed_packs:
+        if (settings.packs_dir / pack_id / "pack.yaml").is_file():
+            out.append(load_pack(settings.packs_dir, pack_id, settings.skills_dir if pack_id == settings.pack_id
+                                 else None))
+    return out

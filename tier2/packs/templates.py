@@ -7,15 +7,18 @@ model's originals, the fixers' template lines, benches and tests — sees the wh
 `tier2.packs.genres.Genre.template_dir`. The tree is built once per content (a sha256 of both sources names its
 directory) in a private cache (``$TIER2_TEMPLATE_CACHE``, else ``$XDG_CACHE_HOME/tier2/templates``, else
 ``~/.cache/tier2/templates``; 0700, refused when another user owns it, since templates become project code), built
-beside its final name and renamed into place, so concurrent processes never see half a template.
+beside its final name and renamed into place, so concurrent processes never see half a template; compositions a
+pack change left behind are pruned (all but the two newest older ones, once a day old).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -92,4 +95,23 @@ def compose_template(name: str, layers: Sequence[Path], cache: Path | None = Non
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
+    _prune(root, name, final)
     return final
+
+
+#: compositions of one pack genre kept besides the newest, and how old an extra one must be to go (a process that
+#: loaded its pack before the pack's files changed may still read its older composition for a while)
+KEEP_OLDER = 2
+PRUNE_AFTER_S = 24 * 3600
+
+
+def _prune(root: Path, name: str, newest: Path) -> None:
+    """Drop the compositions of ``name`` a pack change left behind: all but the newest ``KEEP_OLDER`` older ones,
+    and only those unused for a day (the cache would otherwise grow with every edit of a pack)."""
+    now = time.time()
+    older = sorted((p for p in root.glob(f"{name}-*") if p != newest and p.is_dir() and not p.is_symlink()
+                    and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{20}}", p.name)),
+                   key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in older[KEEP_OLDER:]:
+        if now - stale.stat().st_mtime > PRUNE_AFTER_S:
+            shutil.rmtree(stale, ignore_errors=True)

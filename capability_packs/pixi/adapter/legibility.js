@@ -102,6 +102,17 @@
       }
     }
   };
+  // the highest alpha a running tween of this object reaches (a tier2 game's scene tweens: a blinking hint is judged
+  // at its peak, not at the frame the screenshot caught)
+  const tweens = game && game.current && Array.isArray(game.current.tweens) ? game.current.tweens : [];
+  const alphaPeak = (o, alpha) => {
+    let peak = null;
+    for (const tw of tweens) {
+      if (tw.target !== o || !tw.to || typeof tw.to.alpha !== 'number') continue;
+      for (const v of [tw.from && tw.from.alpha, tw.to.alpha]) if (typeof v === 'number' && isFinite(v)) peak = Math.max(peak ?? v, v);
+    }
+    return peak === null || !o.alpha ? null : r1(Math.min(1, alpha * Math.max(peak, o.alpha) / o.alpha) * 100) / 100;
+  };
   const text = (o, alpha, masked, base) => {
     if (out.texts.length >= MAX_TEXTS) { out.skipped.texts += 1; return; }
     const raw = String(o.text === undefined ? '' : o.text);
@@ -110,7 +121,7 @@
     const m = o.worldTransform;
     const scaleY = m ? Math.hypot(m.c, m.d) : 1;
     const fp = fontPx(st.fontSize);
-    const rec = { ...base, text: raw.slice(0, MAX_CHARS), box: boundsOf(o), alpha: r1(alpha * 100) / 100, alpha_peak: null,
+    const rec = { ...base, text: raw.slice(0, MAX_CHARS), box: boundsOf(o), alpha: r1(alpha * 100) / 100, alpha_peak: alphaPeak(o, alpha),
       masked, order: order++, lines: null, clip: null, colour: css(st.fill !== undefined ? st.fill : st.color),
       stroke: null, stroke_px: 0, bg: null, bold: /bold|[6-9]00/i.test(String(st.fontWeight || '')),
       font_px: fp === null ? null : r1(fp * scaleY), line_px: null, viewport };

@@ -70,3 +70,21 @@ def test_findings_are_parsed_strictly_and_bounded() -> None:
     assert len(found) == 5 and "10" not in problem and "25 finding(s) dropped" in problem
     text = render_findings([Finding(rule="r", message="x" * 500)] * 40, limit_chars=2000)
     assert len(text) < 2200 and "more finding(s) cut" in text
+
+
+def test_a_pixi_view_s_scenes_are_indexed_and_a_typo_is_found(tmp_path: Path) -> None:
+    """The PixiJS pack's views name scenes with ``static KEY`` and start them with ``this.game.start``."""
+    from tier2.packs import load_pack
+    from tier2.settings.loader import REPO_ROOT
+
+    pixi = load_pack(REPO_ROOT / "capability_packs", "pixi")
+    project = tmp_path / "game"
+    shutil.copytree(pixi.genre("maze").template_dir, project)
+    idx = ProjectIndex.build(project)
+    assert {"Boot", "Preload", "Menu", "Play", "GameOver"} <= set(idx.scene_keys)
+    assert {k for k, _ in idx.scene_starts} >= {"Preload", "Menu", "Play"}
+    assert not [f for f in index_checks(idx) if f.rule == "scene.unregistered"]
+    menu = project / "src" / "scenes" / "Menu.js"
+    menu.write_text(menu.read_text().replace("this.game.start('Play')", "this.game.start('Playing')"))
+    found = [f for f in index_checks(ProjectIndex.build(project)) if f.rule == "scene.unregistered"]
+    assert [(f.file, "'Playing'" in f.message) for f in found] == [("src/scenes/Menu.js", True)]

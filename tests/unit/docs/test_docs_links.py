@@ -178,7 +178,8 @@ def copy(tmp_path: Path) -> Path:
             shutil.copytree(src, dest)
         else:
             shutil.copy2(src, dest)
-    for linked in ("capability_packs/phaser/docs/genre-kit.md", "tier2", "config", "bench", "tests", "evals"):
+    for linked in ("capability_packs/phaser/docs/genre-kit.md", "capability_packs/pixi/docs/genre-kit.md", "tier2",
+                   "config", "bench", "tests", "evals"):
         if not (tmp_path / linked).exists():
             (tmp_path / linked).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / linked).symlink_to(ROOT / linked)

@@ -54,3 +54,25 @@ def test_links_and_a_foreign_cache_are_refused(tmp_path: Path) -> None:
         compose_template("p-g", [genre], foreign)
     with pytest.raises(PackError, match="missing or empty"):
         compose_template("p-g", [tmp_path / "nothing"], tmp_path / "cache")
+
+
+def test_compositions_a_pack_change_left_behind_are_pruned(tmp_path: Path) -> None:
+    import os
+    import time
+
+    genre = _tree(tmp_path / "genre", {"src/state.js": "v0"})
+    cache = tmp_path / "cache"
+    made = []
+    for v in range(5):
+        (genre / "src/state.js").write_text(f"v{v}")
+        made.append(compose_template("p-g", [genre], cache))
+        day_old = time.time() - 2 * 24 * 3600 + v  # every older one unused for two days (in order)
+        os.utime(made[-1], (day_old, day_old))
+    other = compose_template("p-other", [genre], cache)  # another genre's composition is never touched
+    (genre / "src/state.js").write_text("v5")
+    newest = compose_template("p-g", [genre], cache)
+    left = sorted(p.name for p in cache.iterdir() if p.name.startswith("p-g-"))
+    assert newest.name in left and len(left) == 3  # the newest and the two newest older ones
+    assert made[4].exists() and made[3].exists() and not made[0].exists() and other.exists()
+    fresh = compose_template("p-g", [_tree(tmp_path / "g2", {"a.js": "x"})], cache)  # recent older ones stay
+    assert newest.exists() and fresh.exists()

@@ -40,10 +40,12 @@ from tier2.errors import Tier2Error
 from tier2.events import GoalVersioned, PlanChanged
 from tier2.hostio import ProjectDir
 from tier2.middleware.checkpoint import CheckpointMiddleware, restorable_state
+from tier2.packs.registry import allowed_packs
 from tier2.plan import GoalVersion, Plan, check_plan, file_versions, game_version, spec_versions, stable_ids
 from tier2.runs.loop.context import DesignOutcome
 from tier2.runs.loop.layers import Additions
 from tier2.runs.loop.phases.base import PhaseInput, RunControl, Verdict
+from tier2.runs.loop.phases.pack_fit import pack_advice
 from tier2.runs.loop.phases.replan import follow_up_requirements, goal_diff, invalidations, person_edit, stop_for
 from tier2.runs.loop.turns import text_of
 from tier2.store.checkpoints import CheckpointMeta
@@ -117,6 +119,11 @@ class DesignPhase:
             return Verdict("stopped", outcome.end["reason"] + (("; options: " + "; ".join(options))[:1500]
                                                                if options else ""))
         why = unbuildable(outcome.spec)
+        advice = pack_advice(run.ctx.brief, run.ctx.rt.pack, allowed_packs(run.ctx.rt.settings))
+        if advice.refuse:  # the brief asks for another pack's engine: never built with this one's
+            why = "not buildable: " + advice.refuse
+        elif why and advice.note:
+            why = f"{why}; {advice.note}"[:1800]
         if why:
             await studio.set("phase.implement", "blocked", reason=why[:1000])
             studio.save_state(status="designed")

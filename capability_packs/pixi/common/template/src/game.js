@@ -1,7 +1,7 @@
 // The pack's scene runtime over a PixiJS 8 Application (the same in every genre template): a Game holds the app,
 // the registry (tables, state) and one active Scene at a time — Boot, Preload, Menu, Play, GameOver, the scene
-// names of contract 2 —; it routes the keyboard to the active scene, ticks it once per frame of the app's ticker
-// (what window.__tier2Clock drives in validation) and counts frames. Scenes are Containers: they draw with
+// names of contract 2 —; it routes the keyboard to the active scene (onKey, onKeyUp), ticks it once per frame of
+// the app's ticker (what window.__tier2Clock drives in validation) and counts frames. Scenes are Containers: they draw with
 // Graphics, Text and Sprites, listen to pointer events on their objects and animate with tween().
 import { Application, Container } from 'pixi.js';
 
@@ -98,6 +98,9 @@ export class Game {
     window.addEventListener('keydown', (ev) => {
       if (CAPTURED.has(ev.code)) ev.preventDefault();
       if (this.current && this.current.onKey) this.current.onKey(ev);
+    });
+    window.addEventListener('keyup', (ev) => {
+      if (this.current && this.current.onKeyUp) this.current.onKeyUp(ev);
     });
     this.app.ticker.add((ticker) => {
       this.frames += 1;
