@@ -18,7 +18,7 @@ from tier2.errors import BadInput
 from tier2.hostio import ProjectDir
 from tier2.packs import Pack
 
-__all__ = ["ProjectInfo", "new_project", "adopt_project", "read_project", "snapshot", "project_id_for",
+__all__ = ["ProjectInfo", "new_project", "adopt_project", "read_project", "project_pack", "snapshot", "project_id_for",
            "SNAPSHOT_EXCLUDES"]
 
 META_DIR = ".tier2"
@@ -99,6 +99,15 @@ def read_project(path: Path) -> ProjectInfo:
     except OSError as exc:
         raise BadInput(f"{path} is not a tier2 project: {exc}") from None
     return ProjectInfo(**json.loads(raw))
+
+
+def project_pack(path: Path) -> str | None:
+    """The id of the pack the project at ``path`` was made with (its ``.tier2/project.json``), None when it has no
+    readable metadata yet (a thread whose first run never created its project)."""
+    try:
+        return read_project(path).pack.partition("@")[0] or None
+    except (BadInput, TypeError, ValueError):
+        return None
 
 
 def _files(root: Path) -> list[str]:
