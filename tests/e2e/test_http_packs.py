@@ -1,6 +1,7 @@
 """One service, every allowed pack: a service whose default pack is Phaser serves a ``"pack": "pixi"`` run end to end
 offline (delivered with the PixiJS pack, its project stamped with it) and, in the same worker, a run that names no
-pack with the default; a follow-up on the PixiJS project asking for another pack, and an unknown pack, are 422s."""
+pack with the default; a follow-up on the PixiJS project asking for another pack, and an unknown pack, are 422s.
+An uploaded project is adopted with the pack whose engine its sources import."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.helpers import serve_in_process, wait_finished
+from tests.e2e.helpers import serve_in_process, template_zip, wait_finished
 from tier2.settings.loader import REPO_ROOT, Settings, load_security
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.browser, pytest.mark.redis]
@@ -56,3 +57,16 @@ async def test_one_worker_serves_each_run_with_the_pack_it_names(service: httpx.
     assert switch.status_code == 422, switch.text
     assert f"project {pixi.json()['project_id']} was made with pack 'pixi'" in switch.text
     assert _made_with(tmp_path, pixi.json()["project_id"]) == "pixi@1.0.0"  # untouched
+
+
+async def test_an_uploaded_project_gets_the_pack_its_sources_import(service: httpx.AsyncClient) -> None:
+    zipped = {"Content-Type": "application/zip"}
+    loaded = {}
+    for pack, genre in (("pixi", "clicker"), ("phaser", "clicker")):
+        r = await service.post("/v1/projects", content=template_zip(pack=pack, genre=genre), headers=zipped)
+        assert r.status_code == 201, r.text
+        assert r.json()["pack"] == f"{pack}@1.0.0"
+        loaded[pack] = r.json()["project_id"]
+    switch = await service.post("/v1/runs", json={"brief": CLICKER, "project_id": loaded["pixi"], "pack": "phaser"})
+    assert switch.status_code == 422, switch.text
+    assert f"project {loaded['pixi']} was made with pack 'pixi'" in switch.text

@@ -31,7 +31,7 @@ from tier2.runs.request import RunRequest
 from tier2.runs.tenancy import charge_upload, ensure_upload_room, measure_project, reserve_import, upload_limit
 from tier2.store.quotas import QuotaStore
 from tier2.workspace.importer import Imported, ImportLimits, copy_directory, extract_archive
-from tier2.workspace.projects import adopt_project, project_id_for, project_pack
+from tier2.workspace.projects import adopt_project, pack_imported, project_id_for, project_pack
 
 __all__ = ["LoadedProject", "genre_for_brief", "import_archive", "import_directory", "run_pack_of"]
 
@@ -79,7 +79,9 @@ async def _load(rt: Runtime, tenant: str, fill: Fill) -> LoadedProject:
     limits = await reserve_import(quotas, rt.security, tenant, project_id)
     try:
         imported, source = await fill(dest, limits)
-        info = adopt_project(rt.pack, dest, project_id)
+        # the pack whose engine its sources import (the default when none or several do)
+        pack = pack_imported(dest, list(rt.packs.values())) or rt.pack
+        info = adopt_project(pack, dest, project_id)
         size = await measure_project(quotas, tenant, project_id, dest)
         await rt.store.put_project(project_id, {"tenant": tenant, "path": str(dest), "pack": info.pack,
                                                 "source": source, "files": imported.files, "bytes": size,
