@@ -60,6 +60,9 @@ async def test_one_worker_serves_each_run_with_the_pack_it_names(service: httpx.
 
 
 async def test_an_uploaded_project_gets_the_pack_its_sources_import(service: httpx.AsyncClient) -> None:
+    toolchain = (await service.get("/v1/health")).json()["toolchain"]  # what the service serves
+    assert toolchain["ok"] and toolchain["pack"] == "phaser@1.0.0"
+    assert toolchain["packs"] == ["phaser@1.0.0", "pixi@1.0.0"]
     zipped = {"Content-Type": "application/zip"}
     loaded = {}
     for pack, genre in (("pixi", "clicker"), ("phaser", "clicker")):

@@ -447,7 +447,8 @@ class BrowserHealth(_Out):
 
 class ToolchainHealth(_Out):
     ok: bool
-    pack: str | None = None
+    pack: str | None = Field(default=None, description="the default pack (`id@version`)")
+    packs: list[str] = Field(default_factory=list, description="every pack served (`id@version`), the default first")
     engine: dict[str, Any] | None = None
     esbuild: str | None = Field(default=None, description="file name only")
     error: str | None = None
