@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import PackError, SetupError
 from tier2.learning import CaseLibrary
-from tier2.packs import Pack, load_pack
+from tier2.packs import Pack
+from tier2.packs.registry import allowed_packs
 from tier2.settings.loader import CONFIG_LOG, PolicyStore, SecurityConfig, Settings, load_security
 from tier2.settings.secrets import Redactor
 from tier2.store.cases import CaseStore
@@ -73,25 +74,28 @@ def installed_packs(settings: Settings) -> list[str]:
 
 
 def load_packs(settings: Settings, security: SecurityConfig) -> dict[str, Pack]:
-    """Every allowed, installed pack, loaded and its toolchain checked (the default one first). The default pack
-    (``TIER2_PACK``, else ``default_pack``) must be allowed and installed; any allowed, installed pack that does not
-    load or whose toolchain is missing is a start error naming it (a service never half-serves its packs). An
-    allowed pack that is not installed is left out, logged."""
+    """Every allowed, installed pack (`tier2.packs.registry.allowed_packs`), its toolchain checked, by id, the
+    default one first. The default pack (``TIER2_PACK``, else ``default_pack``) must be allowed and installed; an
+    allowed, installed pack that does not load or whose toolchain is missing is a start error naming it (a service
+    never half-serves its packs); an allowed pack that is not installed is left out, logged."""
     default = settings.pack or security.default_pack
     if default not in security.allowed_packs:
         raise PackError(f"pack {default!r} is not in allowed_packs {security.allowed_packs}")
-    installed = set(installed_packs(settings))
-    packs: dict[str, Pack] = {}
-    for pack_id in [default, *(p for p in security.allowed_packs if p != default)]:
-        if pack_id != default and pack_id not in installed:
-            log.info("pack %s is allowed but not installed under %s: not served", pack_id, settings.packs_dir)
-            continue
+    try:
+        found = {p.id: p for p in allowed_packs(settings)}
+    except SetupError as exc:
+        raise type(exc)(f"an allowed pack cannot be served: {exc}") from exc
+    if default not in found:
+        raise PackError(f"unknown capability pack {default!r}: {settings.packs_dir / default / 'pack.yaml'} not found")
+    packs = {default: found.pop(default), **found}
+    for pack in packs.values():
         try:
-            pack = load_pack(settings.packs_dir, pack_id, settings.skills_dir)
             pack.check_toolchain()
         except SetupError as exc:
-            raise type(exc)(f"pack {pack_id!r} (allowed_packs) cannot be served: {exc}") from exc
-        packs[pack_id] = pack
+            raise type(exc)(f"pack {pack.id!r} (allowed_packs) cannot be served: {exc}") from exc
+    for pack_id in security.allowed_packs:
+        if pack_id not in packs:
+            log.info("pack %s is allowed but not installed under %s: not served", pack_id, settings.packs_dir)
     return packs
 
 

@@ -119,7 +119,8 @@ class DesignPhase:
             return Verdict("stopped", outcome.end["reason"] + (("; options: " + "; ".join(options))[:1500]
                                                                if options else ""))
         why = unbuildable(outcome.spec)
-        advice = pack_advice(run.ctx.brief, run.ctx.rt.pack, allowed_packs(run.ctx.rt.settings))
+        served = list(run.ctx.rt.packs.values()) or allowed_packs(run.ctx.rt.settings)  # every pack it could use
+        advice = pack_advice(run.ctx.brief, run.ctx.pack, served)
         if advice.refuse:  # the brief asks for another pack's engine: never built with this one's
             why = "not buildable: " + advice.refuse
         elif why and advice.note:
