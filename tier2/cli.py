@@ -42,7 +42,7 @@ async def _generate(settings: Settings, redis_url: str, args: argparse.Namespace
         out = Path(args.out).resolve() if args.out else None
         options = {**budget_options(args), **({"workspace": args.workspace} if args.workspace else {})}
         request = RunRequest(brief=brief, out_dir=out, model=args.model, options=options, existing_project=cont,
-                             pause_after="design" if args.design_only else None)
+                             pause_after="design" if args.design_only else None, pack=args.pack or None)
         if args.quiet:
             outcome = await execute_run(rt, request)
         else:  # the same display as `tier2 submit` (live on a terminal, plain lines elsewhere), on stderr

@@ -130,14 +130,15 @@ async def wait_finished(client: httpx.AsyncClient, run_id: str, headers: dict[st
     return run
 
 
-def template_zip(extra: dict[str, bytes] | None = None, compression: int = 0) -> bytes:
-    """The pack template as an upload (under ``my-game/``), plus ``extra`` archive members; ``compression``: a
-    ``zipfile`` constant (stored by default)."""
+def template_zip(extra: dict[str, bytes] | None = None, compression: int = 0, pack: str = "phaser",
+                 genre: str = "shop") -> bytes:
+    """A pack's genre template as an upload (under ``my-game/``), plus ``extra`` archive members; ``compression``:
+    a ``zipfile`` constant (stored by default)."""
     import io
     import zipfile
 
     buf = io.BytesIO()
-    template = load_pack(REPO_ROOT / "capability_packs", "phaser").genre("shop").template_dir  # composed
+    template = load_pack(REPO_ROOT / "capability_packs", pack).genre(genre).template_dir  # composed
     with zipfile.ZipFile(buf, "w", compression) as zf:
         for path in template.rglob("*"):
             if path.is_file():

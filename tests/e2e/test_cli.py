@@ -95,9 +95,9 @@ def test_unknown_model_route_is_rejected(tmp_path: Path, redis_url: str) -> None
 
 
 def test_a_pack_not_allowed_is_rejected_before_anything_runs(tmp_path: Path, redis_url: str) -> None:
-    proc = run_cli("generate", POTION, "--pack", "pixi", env={"TIER2_WORKSPACES": str(tmp_path),
+    proc = run_cli("generate", POTION, "--pack", "nope", env={"TIER2_WORKSPACES": str(tmp_path),
                                                               "REDIS_URL": redis_url})
-    _fails(proc, "pack 'pixi' is not in allowed_packs")
+    _fails(proc, "pack 'nope' is not in allowed_packs")
     assert not (tmp_path / "projects").exists() or not any((tmp_path / "projects").iterdir())
 
 

@@ -37,7 +37,7 @@ def _run(runtime, run_id: str, options: dict) -> RunContext:
     policy = runtime.policies.snapshot()
     req = RunRequest(brief="a potion shop", run_id=run_id, options=options)
     return RunContext(rt=runtime, req=req, brief=req.brief, run_id=run_id, run_policy=RunPolicy(policy, fresh=True),
-                      emit=emit, writer=agent_models(policy, "writer"))
+                      emit=emit, writer=agent_models(policy, "writer"), pack=runtime.pack)
 
 
 def _configure(config_dir: Path, base_url: str) -> None:

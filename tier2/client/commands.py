@@ -271,7 +271,8 @@ def add_service_commands(sub: Any) -> None:
     s.add_argument("--budget-tokens", type=positive, metavar="N", help="input+output token cap for this run")
     s.add_argument("--deadline-s", type=positive_seconds, metavar="S", help="wall-clock limit of this run")
     s.add_argument("--workspace", choices=["local", "isolated", "docker"], help="workspace kind (within [sandbox])")
-    s.add_argument("--pack", metavar="ID", help="capability pack (engine) to build with (default: the service's)")
+    s.add_argument("--pack", metavar="ID", help="capability pack (engine) to build with (default: the project's, "
+                   "else the service's default)")
     s.add_argument("--design-only", action="store_true", help="stop after the design phase (exit 0 when valid)")
     s.add_argument("--thread", metavar="ID", help="a follow-up in this thread (same project, conversation continues)")
     s.add_argument("--project", metavar="ID", help="run on a project loaded with POST /v1/projects")

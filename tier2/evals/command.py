@@ -79,7 +79,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from tier2.evals.remote import RemoteBackend
 
         with ServiceClient(args.url) as api:
-            results = asyncio.run(run_eval(RemoteBackend(api, budget), suite, file, plan, out, _progress))
+            backend = RemoteBackend(api, budget, suite.pack or None)
+            results = asyncio.run(run_eval(backend, suite, file, plan, out, _progress))
     else:
         from tier2.evals.local import local_backend
         from tier2.settings.policy import BudgetOverride
@@ -90,7 +91,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         async def local(url: str) -> EvalResults:
             async with local_backend(settings, url, concurrency=plan.concurrency,
-                                     budget=BudgetOverride(**budget) if budget else None) as backend:
+                                     budget=BudgetOverride(**budget) if budget else None,
+                                     pack=suite.pack or None) as backend:
                 return await run_eval(backend, suite, file, plan, out, _progress)
 
         with redis_url(settings.redis_url, settings.workspaces / ".redis", security.redis.executables,

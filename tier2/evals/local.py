@@ -34,12 +34,12 @@ _MAX_SHOT_BYTES = 20_000_000
 class LocalBackend:
     where = "local"
 
-    def __init__(self, rt: Runtime, budget: BudgetOverride | None) -> None:
-        self.rt, self.budget = rt, budget
+    def __init__(self, rt: Runtime, budget: BudgetOverride | None, pack: str | None = None) -> None:
+        self.rt, self.budget, self.pack = rt, budget, pack  # pack: the suite's (None: the default)
 
     async def submit(self, text: str, model: str | None, key: str, thread_id: str | None) -> tuple[str, str]:
         sub = RunSubmission(tenant=LOCAL_TENANT, brief=text, model=model, thread_id=thread_id, budget=self.budget,
-                            idempotency_key=key)
+                            idempotency_key=key, pack=self.pack)
         while True:
             try:
                 res = await submit_run(self.rt, sub)
@@ -89,14 +89,14 @@ class LocalBackend:
 
 @contextlib.asynccontextmanager
 async def local_backend(settings: Settings, redis_url: str, *, concurrency: int,
-                        budget: BudgetOverride | None) -> AsyncIterator[LocalBackend]:
+                        budget: BudgetOverride | None, pack: str | None = None) -> AsyncIterator[LocalBackend]:
     """A runtime on ``redis_url`` with one in-process worker running ``concurrency`` runs at a time."""
     async with open_runtime(settings, redis_url) as rt:
         stop = asyncio.Event()
         worker = Worker(rt, concurrency=max(1, concurrency))
         task = asyncio.create_task(worker.serve(stop))
         try:
-            yield LocalBackend(rt, budget)
+            yield LocalBackend(rt, budget, pack)
         finally:
             stop.set()
             with contextlib.suppress(asyncio.CancelledError):

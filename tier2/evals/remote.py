@@ -20,13 +20,15 @@ _TERMINAL = ("delivered", "failed", "stopped")
 
 
 class RemoteBackend:
-    def __init__(self, api: ServiceClient, budget: dict[str, Any]) -> None:
+    def __init__(self, api: ServiceClient, budget: dict[str, Any], pack: str | None = None) -> None:
         self.api, self.budget, self.where = api, budget, api.url
+        self.pack = pack  # the suite's (None: the service's default)
 
     async def submit(self, text: str, model: str | None, key: str, thread_id: str | None) -> tuple[str, str]:
         body: dict[str, Any] = {"brief": text, **({"model": model} if model else {}),
                                 **({"thread_id": thread_id} if thread_id else {}),
-                                **({"budget": self.budget} if self.budget else {})}
+                                **({"budget": self.budget} if self.budget else {}),
+                                **({"pack": self.pack} if self.pack else {})}
         while True:
             try:
                 accepted = await asyncio.to_thread(self.api.submit, body, key)

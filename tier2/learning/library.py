@@ -185,7 +185,7 @@ class LibraryRun:
             if self.claim_fixers and p.fixer is None else None
         claimed = fixer_named(p.fixer or (plan.fixer if plan else None))
         fixer = claimed.name if claimed else None
-        entry = rule_for(p.failure.message)
+        entry = rule_for(p.failure.message, self.pack)
         rule = entry.rule() if entry else (claimed.rule if claimed else "")
         diff = self.redactor.scrub(v.diff)
         cost = CaseCost() if p.fixer else CaseCost(model_calls=v.model_calls, tokens=v.tokens)
@@ -250,7 +250,7 @@ class LibraryRun:
                                                            self.policy.recall_min_score, self.policy.recall_wait_s):
                     if all(near.key != c.key for c, _, _ in out.recalled):
                         out.recalled.append((near, score, sig))
-            entry = rule_for(failure.message)
+            entry = rule_for(failure.message, self.pack)
             if entry is not None and all(e.id != entry.id for e, _ in out.advised):
                 out.advised.append((entry, sig))
         if out.applied:

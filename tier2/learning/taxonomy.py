@@ -12,8 +12,9 @@ import functools
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-from tier2.packs import configured_pack
+from tier2.packs import Pack, configured_pack
 
 __all__ = ["TaxonomyEntry", "entries", "rule_for"]
 
@@ -32,12 +33,15 @@ class TaxonomyEntry:
         return f"{self.id} ({self.code}): {self.root_cause} Fix: {self.fix}"
 
 
+def entries(pack: Pack | None = None) -> tuple[TaxonomyEntry, ...]:
+    """``pack``'s taxonomy (None: the configured pack's): a run's failures are matched against its own pack's."""
+    pack = pack if pack is not None else configured_pack()
+    return _entries(pack.root / pack.manifest.taxonomy) if pack.manifest.taxonomy else ()
+
+
 @functools.cache
-def entries() -> tuple[TaxonomyEntry, ...]:
-    pack = configured_pack()
-    if not pack.manifest.taxonomy:
-        return ()
-    raw = json.loads((pack.root / pack.manifest.taxonomy).read_text())
+def _entries(path: Path) -> tuple[TaxonomyEntry, ...]:
+    raw = json.loads(path.read_text())
     out: list[TaxonomyEntry] = []
     for e in raw.get("entries", []):
         sig, fix = e.get("signature", {}), e.get("fix", {})
@@ -51,6 +55,7 @@ def entries() -> tuple[TaxonomyEntry, ...]:
     return tuple(out)
 
 
-def rule_for(message: str) -> TaxonomyEntry | None:
-    """The first taxonomy entry whose message pattern the message matches."""
-    return next((e for e in entries() if e.pattern.search(message)), None)
+def rule_for(message: str, pack: Pack | None = None) -> TaxonomyEntry | None:
+    """The first entry of ``pack``'s taxonomy (None: the configured pack's) whose message pattern the message
+    matches."""
+    return next((e for e in entries(pack) if e.pattern.search(message)), None)

@@ -24,15 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from tier2.design.reader import read_brief
-from tier2.errors import PayloadTooLarge
+from tier2.errors import BadInput, PayloadTooLarge
 from tier2.packs import Pack
 from tier2.runs.process.runtime import Runtime
+from tier2.runs.request import RunRequest
 from tier2.runs.tenancy import charge_upload, ensure_upload_room, measure_project, reserve_import, upload_limit
 from tier2.store.quotas import QuotaStore
 from tier2.workspace.importer import Imported, ImportLimits, copy_directory, extract_archive
-from tier2.workspace.projects import adopt_project, project_id_for
+from tier2.workspace.projects import adopt_project, pack_imported, project_id_for, project_pack
 
-__all__ = ["LoadedProject", "genre_for_brief", "import_archive", "import_directory"]
+__all__ = ["LoadedProject", "genre_for_brief", "import_archive", "import_directory", "run_pack_of"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,9 @@ async def _load(rt: Runtime, tenant: str, fill: Fill) -> LoadedProject:
     limits = await reserve_import(quotas, rt.security, tenant, project_id)
     try:
         imported, source = await fill(dest, limits)
-        info = adopt_project(rt.pack, dest, project_id)
+        # the pack whose engine its sources import (the default when none or several do)
+        pack = pack_imported(dest, list(rt.packs.values())) or rt.pack
+        info = adopt_project(pack, dest, project_id)
         size = await measure_project(quotas, tenant, project_id, dest)
         await rt.store.put_project(project_id, {"tenant": tenant, "path": str(dest), "pack": info.pack,
                                                 "source": source, "files": imported.files, "bytes": size,
@@ -117,6 +120,18 @@ async def import_archive(rt: Runtime, tenant: str, chunks: AsyncIterator[bytes],
         return imported, {"kind": "archive", "bytes": n}
 
     return await _load(rt, tenant, fill)
+
+
+def run_pack_of(rt: Runtime, req: RunRequest) -> Pack:
+    """The run's pack, resolved once when it starts: the pack its project was made with (a follow-up, a loaded
+    project: its ``.tier2/project.json``), else the one the request names (recorded at submission), else the
+    runtime's default. A request naming another pack than its project's is `BadInput` (never a silent switch); a
+    pack this process has not loaded is `PackError`."""
+    made = project_pack(req.existing_project) if req.existing_project is not None else None
+    if made is not None and req.pack is not None and req.pack != made:
+        raise BadInput(f"project {req.project_id or req.existing_project} was made with pack {made!r}: its runs use "
+                       f"that pack, not {req.pack!r}")
+    return rt.pack_for(made or req.pack)
 
 
 def genre_for_brief(pack: Pack, brief: str) -> str | None:

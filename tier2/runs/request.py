@@ -62,6 +62,9 @@ class RunRequest:
     worker: str = ""
     #: continue a previous attempt after its newest checkpoint
     resume: Resume | None = None
+    #: the capability pack the run uses (``id``; None: the project's, else the runtime's default): resolved once
+    #: into `tier2.runs.loop.context.RunContext.pack`
+    pack: str | None = None
     #: per-run options for the governance layers (e.g. ``{"budget": {"usd": 0.5, "tokens": 200000}}``)
     options: dict[str, Any] = field(default_factory=dict)
     #: stop after this phase (``"design"``: a person reads and edits the design, then continues the run)

@@ -15,20 +15,21 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from tier2.errors import ApiError, BadInput, Conflict, ErrorCode, NotFound
 from tier2.runs.loop.sandboxing import choose_workspace
-from tier2.runs.process.runtime import Runtime
+from tier2.runs.process.runtime import Runtime, installed_packs
 from tier2.runs.request import new_run_id, validate_brief
 from tier2.runs.tenancy import admit_run, ensure_disk_room, refusal
 from tier2.settings.loader import BudgetOverride
 from tier2.store.quotas import QuotaStore
-from tier2.workspace.projects import project_id_for
+from tier2.workspace.projects import project_id_for, project_pack
 
-__all__ = ["AcceptedRun", "RunSubmission", "SubmitResult", "served_pack", "submit_run"]
+__all__ = ["AcceptedRun", "RunSubmission", "SubmitResult", "run_pack", "served_pack", "submit_run"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class RunSubmission:
     pause_after: Literal["design"] | None = None
     #: workspace kind (``local``/``isolated``/``docker``) within the security ceiling and the hot policy
     workspace: Literal["local", "isolated", "docker"] | None = None
-    #: the capability pack asked for (None: the service's); `served_pack` checks it
+    #: the capability pack asked for (None: the project's, else the default); `served_pack` checks it
     pack: str | None = None
 
     def options(self) -> dict[str, Any]:
@@ -87,19 +88,31 @@ class SubmitResult:
 
 
 def served_pack(rt: Runtime, asked: str) -> str:
-    """``asked`` when it is the pack this process loaded (a run builds with it); otherwise `BadInput` saying why —
-    not installed, not in ``allowed_packs``, or allowed but run by another process (``TIER2_PACK``) — so a brief for
-    one engine is never built with another."""
-    served = rt.pack.manifest.id
-    if asked == served:
-        return served
-    installed = sorted(p.parent.name for p in rt.settings.packs_dir.glob("*/pack.yaml"))
+    """``asked`` when it is a pack this process serves (every allowed, installed pack is loaded at start: a run
+    builds with the one it names); otherwise `BadInput` saying why — not installed, or not in ``allowed_packs`` — so
+    a brief for one engine is never built with another."""
+    if asked in rt.packs or asked == rt.pack.id:
+        return asked
+    installed = installed_packs(rt.settings)
     if asked not in installed:
         raise BadInput(f"pack {asked!r} is not installed (installed: {', '.join(installed)})")
     if asked not in rt.security.allowed_packs:
         raise BadInput(f"pack {asked!r} is not allowed here (allowed_packs: {', '.join(rt.security.allowed_packs)})")
-    raise BadInput(f"pack {asked!r} is allowed but this service runs pack {served!r}: submit to a service or "
-                   f"worker started with TIER2_PACK={asked}")
+    raise BadInput(f"pack {asked!r} is allowed and installed but was not loaded by this service (it loads its "
+                   "allowed packs at start: restart it)")
+
+
+def run_pack(rt: Runtime, asked: str | None, project_dir: str | None, project_id: str) -> str:
+    """The pack a new run uses, resolved once at submission and recorded with it: the pack its project was made
+    with (a follow-up, a loaded project), else the one asked for, else the default. Asking a project made with one
+    pack for a run with another is `BadInput`: a project never silently switches engines."""
+    made = project_pack(Path(project_dir)) if project_dir else None
+    if made is not None:
+        if asked is not None and asked != made:
+            raise BadInput(f"project {project_id} was made with pack {made!r}: its runs use that pack, not "
+                           f"{asked!r} (start a new project for another pack)")
+        return served_pack(rt, made)
+    return served_pack(rt, asked) if asked is not None else rt.pack.id
 
 
 async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
@@ -110,7 +123,7 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
     admitted = admit_run(rt.security, policy, sub.tenant, sub.model, sub.budget)
     choose_workspace(rt.security, policy, sub.options())  # a kind above the ceiling: BadInput (422)
     if sub.pack is not None:
-        served_pack(rt, sub.pack)  # a pack this service does not run: BadInput (422), never a substitute
+        served_pack(rt, sub.pack)  # a pack this service does not serve: BadInput (422), never a substitute
     replay = sub.idempotency_key is not None and bool(
         await rt.store.r.exists(rt.store.keys.idempotency(sub.tenant, sub.idempotency_key)))
     if not replay:  # a retry of an accepted run gets its answer back, full disk or not
@@ -134,7 +147,7 @@ async def submit_run(rt: Runtime, sub: RunSubmission) -> SubmitResult:
         project_id, thread_id = project_id_for(f"game-{run_id[2:14]}"), "t-" + run_id[2:]
     project_dir = source_dir or str(rt.settings.workspaces / "projects" / project_id)
     run = AcceptedRun(run_id=run_id, project_id=project_id, thread_id=thread_id)
-    options = sub.options()
+    options = {**sub.options(), "pack": run_pack(rt, sub.pack, source_dir, project_id)}
     record = {"status": "queued", "phase": "setup", "brief": brief, "project_id": project_id, "tenant": sub.tenant,
               "model_route": sub.model, "thread_id": thread_id, "dispatched": True, "project_dir": project_dir,
               "source_dir": source_dir, "continues_thread": continues, "options": {**options, **admitted.options},

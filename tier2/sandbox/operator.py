@@ -36,7 +36,10 @@ def exec_in_project(settings: Any, project_arg: str, argv: list[str], kind: str 
     security = load_security(settings.config_dir)
     policy = PolicyStore(settings.config_dir, security).snapshot()
     choice = resolve_workspace(security.sandbox, policy.sandbox, kind)
-    pack = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
+    pack_id = str(info.get("pack") or settings.pack_id).partition("@")[0]  # the project's pack, as its runs use
+    if pack_id not in security.allowed_packs:
+        raise BadInput(f"{project_arg!r} was made with pack {pack_id!r}, which is not in allowed_packs")
+    pack = load_pack(settings.packs_dir, pack_id, settings.skills_dir if pack_id == settings.pack_id else None)
     home = settings.workspaces / "agent-homes" / str(info["project_id"])
     sandbox = make_sandbox(choice.kind, path.resolve(), home, read_only=[pack.node_modules, *pack.skill_dirs],
                            limits=choice.limits, workspaces=settings.workspaces, docker=security.sandbox.docker,

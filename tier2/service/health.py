@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import Tier2Error
-from tier2.packs import load_pack
+from tier2.runs.process.runtime import load_packs
 from tier2.service.deps import RuntimeDep, tenant
 from tier2.service.errors import error_responses
 from tier2.service.schemas import BrowserHealth, HealthView, ProbeView, RedisHealth, ToolchainHealth
@@ -65,10 +65,12 @@ async def _browser(pool: BrowserPool | None, executable: str | None, launch: boo
 
 
 def _toolchain(settings: Settings) -> dict[str, Any]:
+    """Every pack the service serves loads and has its toolchain (`load_packs`); the default one's details."""
     try:
-        pack = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
-        pack.check_toolchain()
-        return {"ok": True, "pack": pack.ref, "engine": pack.manifest.engine.model_dump(), "esbuild": str(pack.esbuild)}
+        packs = load_packs(settings, load_security(settings.config_dir))
+        pack = next(iter(packs.values()))  # the default, first
+        return {"ok": True, "pack": pack.ref, "packs": [p.ref for p in packs.values()],
+                "engine": pack.manifest.engine.model_dump(), "esbuild": str(pack.esbuild)}
     except Tier2Error as exc:
         return {"ok": False, "error": str(exc)}
 
@@ -111,7 +113,8 @@ def public_health(health: dict[str, Any]) -> HealthView:
                           error=redis_part.get("error")),
         browser=BrowserHealth(ok=browser["ok"], executable=_name(browser.get("executable")),
                               version=browser.get("version"), error=browser.get("error")),
-        toolchain=ToolchainHealth(ok=toolchain["ok"], pack=toolchain.get("pack"), engine=toolchain.get("engine"),
+        toolchain=ToolchainHealth(ok=toolchain["ok"], pack=toolchain.get("pack"),
+                                  packs=toolchain.get("packs") or [], engine=toolchain.get("engine"),
                                   esbuild=_name(toolchain.get("esbuild")), error=toolchain.get("error")),
     )
 

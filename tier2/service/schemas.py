@@ -75,7 +75,8 @@ class RunCreate(BaseModel):
         default=None, description="Workspace kind; only kinds the security config allows (`[sandbox]`), default "
         "from the hot policy")
     pack: Ident | None = Field(default=None, description="The capability pack (engine) to build with: one of the "
-                               "security config's allowed_packs that this service runs (default: its pack)")
+                               "security config's allowed_packs that is installed (default: the project's pack on "
+                               "a follow-up or loaded project — another is refused — else the default pack)")
 
 
 class ProjectImport(BaseModel):
@@ -446,7 +447,8 @@ class BrowserHealth(_Out):
 
 class ToolchainHealth(_Out):
     ok: bool
-    pack: str | None = None
+    pack: str | None = Field(default=None, description="the default pack (`id@version`)")
+    packs: list[str] = Field(default_factory=list, description="every pack served (`id@version`), the default first")
     engine: dict[str, Any] | None = None
     esbuild: str | None = Field(default=None, description="file name only")
     error: str | None = None

@@ -180,7 +180,8 @@ class SecurityConfig(BaseModel):
     #: the highest value the hot policy may give its budgets, iterations, steps, timeouts, attempts
     ceilings: PolicyCeilings = PolicyCeilings()
     allowed_packs: list[str] = []
-    #: the pack a run uses unless ``TIER2_PACK`` names another (empty: the first of ``allowed_packs``)
+    #: the pack of a run that names none (and of a project made by none) unless ``TIER2_PACK`` names another (empty:
+    #: the first of ``allowed_packs``); every allowed, installed pack is served
     default_pack: str = ""
     source_hash: str = ""
 

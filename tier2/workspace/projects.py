@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -10,6 +11,7 @@ import stat
 import tempfile
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -18,8 +20,8 @@ from tier2.errors import BadInput
 from tier2.hostio import ProjectDir
 from tier2.packs import Pack
 
-__all__ = ["ProjectInfo", "new_project", "adopt_project", "read_project", "snapshot", "project_id_for",
-           "SNAPSHOT_EXCLUDES"]
+__all__ = ["ProjectInfo", "new_project", "adopt_project", "read_project", "project_pack", "pack_imported", "snapshot",
+           "project_id_for", "SNAPSHOT_EXCLUDES"]
 
 META_DIR = ".tier2"
 META_FILE = f"{META_DIR}/project.json"
@@ -99,6 +101,39 @@ def read_project(path: Path) -> ProjectInfo:
     except OSError as exc:
         raise BadInput(f"{path} is not a tier2 project: {exc}") from None
     return ProjectInfo(**json.loads(raw))
+
+
+def project_pack(path: Path) -> str | None:
+    """The id of the pack the project at ``path`` was made with (its ``.tier2/project.json``), None when it has no
+    readable metadata yet (a thread whose first run never created its project)."""
+    try:
+        return read_project(path).pack.partition("@")[0] or None
+    except (BadInput, TypeError, ValueError):
+        return None
+
+
+#: how many source files, and how many bytes of each, `pack_imported` reads
+_IMPORT_SCAN_FILES, _IMPORT_SCAN_BYTES = 400, 200_000
+
+
+def pack_imported(path: Path, packs: Sequence[Pack]) -> Pack | None:
+    """The one pack among ``packs`` whose engine module (``engine.name`` in its manifest, or a subpath of it) the
+    sources of the project at ``path`` import — statically or dynamically — under the pack's entry's folder; None
+    when none or several do (an uploaded project says which engine it is written for only this way)."""
+    pdir = ProjectDir(path)
+    texts: list[str] = []
+    for top in sorted({Path(p.manifest.build.entry).parts[0] for p in packs}):
+        for rel, st in pdir.walk(top):
+            if (len(texts) < _IMPORT_SCAN_FILES and rel.endswith((".js", ".mjs", ".ts"))
+                    and st.st_size <= _IMPORT_SCAN_BYTES):
+                with contextlib.suppress(OSError, ValueError):  # changed meanwhile: not evidence
+                    texts.append(pdir.read_text(rel, max_bytes=_IMPORT_SCAN_BYTES, errors="replace"))
+    found = [p for p in packs if any(_imports(p.manifest.engine.name).search(t) for t in texts)]
+    return found[0] if len(found) == 1 else None
+
+
+def _imports(module: str) -> re.Pattern[str]:
+    return re.compile(r"""(?:\bfrom|\bimport)\s*\(?\s*["']""" + re.escape(module) + r"""(?:/[^"']*)?["']""")
 
 
 def _files(root: Path) -> list[str]:

@@ -149,3 +149,15 @@ def test_the_taxonomy_names_the_rule_of_a_matching_failure() -> None:
     entry = rule_for("RangeError: Maximum call stack size exceeded")
     assert entry is not None and entry.id == "seed-reactive-007" and "recursion" in entry.rule().lower()
     assert rule_for("everything is fine") is None
+
+
+def test_a_run_matches_its_failures_against_its_own_packs_taxonomy() -> None:
+    from tier2.packs import load_pack
+    from tier2.settings.loader import REPO_ROOT
+
+    phaser, pixi = (load_pack(REPO_ROOT / "capability_packs", p) for p in ("phaser", "pixi"))
+    assert not pixi.manifest.taxonomy and entries(pixi) == ()  # the PixiJS pack ships none
+    message = "RangeError: Maximum call stack size exceeded"
+    assert rule_for(message, pixi) is None                     # never the default pack's advice for another engine
+    entry = rule_for(message, phaser)
+    assert entry is not None and entry.id == "seed-reactive-007"

@@ -1,7 +1,8 @@
 """What the parts of one run see of it. They never import the session (`tier2.runs.loop.session`).
 
-* `RunContext` — frozen for the whole run: runtime, request, brief, id, policy snapshot, the run's one event path
-  (``emit``: the event stream, then the caller's sink) and the request's scripted models (the one test seam).
+* `RunContext` — frozen for the whole run: runtime, request, brief, id, its pack, policy snapshot, the run's one
+  event path (``emit``: the event stream, then the caller's sink) and the request's scripted models (the one test
+  seam).
   `RunContext.agent` gives any agent role — writer, designers, companions, the L3 scorer — its models and its
   layers from the policy: the one way a run builds an agent's parts.
 * `RunView` — the run's mutable state, read-only. The session is the only writer of that state; add-ons read it
@@ -23,6 +24,7 @@ from tier2.context import PinsProvider
 from tier2.events import Tier2Event
 from tier2.middleware import RunLayers
 from tier2.models.routing import AgentModels, agent_models
+from tier2.packs import Pack
 from tier2.plan import Plan
 from tier2.runs.loop.layers import Additions, LayerContext, build_run_layers
 from tier2.runs.loop.usage import Usage
@@ -126,6 +128,9 @@ class RunContext:
     emit: Emit
     #: the writer's models (its route, or the run's ``--model``), built once when the run starts
     writer: AgentModels
+    #: the run's capability pack, resolved once when the run starts (`tier2.runs.projects.run_pack_of`): every
+    #: part of the run builds, validates and prompts with it, never with the runtime's default
+    pack: Pack
 
     @property
     def policy(self) -> Policy:

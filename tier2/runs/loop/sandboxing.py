@@ -22,6 +22,7 @@ from tier2.middleware.snapshots import (
     snapshot_of,
     take_snapshot,
 )
+from tier2.packs import Pack
 from tier2.runs.loop.layers import Additions
 from tier2.runs.process.runtime import Runtime
 from tier2.sandbox import CommandSessions, Sandbox, SandboxOwner, WorkspaceChoice, make_sandbox, resolve_workspace
@@ -43,12 +44,13 @@ def choose_workspace(security: SecurityConfig, policy: Policy, options: dict[str
     return resolve_workspace(security.sandbox, policy.sandbox, options.get("workspace"))
 
 
-def sandbox_for_project(rt: Runtime, project: Path, project_id: str, choice: WorkspaceChoice,
+def sandbox_for_project(rt: Runtime, project: Path, project_id: str, choice: WorkspaceChoice, pack: Pack,
                         label: str = "tier2", owner: SandboxOwner | None = None) -> Sandbox:
-    """The sandbox of ``project`` for ``choice`` (what the writer's commands, builds and browser get); ``owner``:
-    the run attempt it works for (a worker's fenced attempt: earlier attempts' executors are stopped first)."""
+    """The sandbox of ``project`` for ``choice`` (what the writer's commands, builds and browser get; ``pack``'s
+    packages and skills read-only); ``owner``: the run attempt it works for (a worker's fenced attempt: earlier
+    attempts' executors are stopped first)."""
     home = workspace_home(rt.settings.workspaces, project_id)
-    return make_sandbox(choice.kind, project, home, read_only=[rt.pack.node_modules, *rt.pack.skill_dirs],
+    return make_sandbox(choice.kind, project, home, read_only=[pack.node_modules, *pack.skill_dirs],
                         limits=choice.limits, workspaces=rt.settings.workspaces, docker=rt.security.sandbox.docker,
                         label=label, isolation=rt.security.sandbox.isolation, cgroups=rt.security.sandbox.cgroups,
                         owner=owner)
@@ -116,10 +118,10 @@ class RunWorkspace:
 
 
 async def open_run_workspace(rt: Runtime, run_id: str, policy: Policy, options: dict[str, Any], project: Path,
-                             project_id: str, tenant: str | None = None,
+                             project_id: str, pack: Pack, tenant: str | None = None,
                              attempt: SandboxOwner | None = None) -> RunWorkspace:
     choice = choose_workspace(rt.security, policy, options)
-    sandbox = sandbox_for_project(rt, project, project_id, choice, label=f"tier2-{run_id[:18]}", owner=attempt)
+    sandbox = sandbox_for_project(rt, project, project_id, choice, pack, label=f"tier2-{run_id[:18]}", owner=attempt)
     await sandbox.start()
     commands = pool = None
     if choice.kind != "local":  # the writer's Bash and the browser live inside the sandbox

@@ -55,7 +55,7 @@ from tier2.runs.loop.usage import EventMapper, Usage
 from tier2.runs.process.owner import process_owner
 from tier2.runs.process.policy import RunPolicy, current_policy
 from tier2.runs.process.runtime import Runtime
-from tier2.runs.projects import genre_for_brief
+from tier2.runs.projects import genre_for_brief, run_pack_of
 from tier2.runs.request import EventSink, RunOutcome, RunRequest, crash_reason, new_run_id
 from tier2.runs.tenancy import check_run_route, settle_storage
 from tier2.sandbox import SandboxOwner
@@ -97,7 +97,7 @@ class RunSession:
         writer = agent_models(self.policy, "writer", req.model, req.scripted_models)
         #: the run as its parts see it (frozen); the state below is written by this session only
         self.ctx = RunContext(rt=rt, req=req, brief=brief, run_id=self.run_id, run_policy=run_policy,
-                              emit=self.emit, writer=writer)
+                              emit=self.emit, writer=writer, pack=run_pack_of(rt, req))
         self.fence = req.fence
         self.round = 0
         self.t0 = time.monotonic()
@@ -256,8 +256,8 @@ class RunSession:
         req, run_id, route_name, route = self.req, self.run_id, self.ctx.writer.route_name, self.ctx.writer.route
         dest = req.out_dir or (self.rt.settings.workspaces / "projects" / (req.project_id or f"game-{run_id[2:14]}"))
         if req.existing_project and req.resume is not None:  # its directory may have been lost with the sandbox
-            ensure_project_meta(req.existing_project, req.project_id, self.rt.pack.ref)
-        pack = self.rt.pack
+            ensure_project_meta(req.existing_project, req.project_id, self.ctx.pack.ref)
+        pack = self.ctx.pack
         info = read_project(req.existing_project) if req.existing_project else new_project(
             pack, dest, req.project_id, genre=genre_for_brief(pack, self.brief))
         project = Path(info.path)
@@ -282,7 +282,7 @@ class RunSession:
         if previous is None or not previous.started:
             await self.emit(RunStarted(run_id=run_id, brief=self.brief, project_id=info.project_id,
                                        project_dir=str(project), model_route=route_name, model=route.model,
-                                       pack=self.rt.pack.ref))
+                                       pack=pack.ref))
         refused = self.ctx.run_policy.refused
         if refused is not None:  # the edit on disk did not take effect: say so where the run is watched
             await self.emit(PolicyRefused(run_id=run_id, policy=self.policy.source_hash, refused=refused.digest,
@@ -305,7 +305,8 @@ class RunSession:
         owner = (SandboxOwner(self.run_id, self.fence.token, self.rt.store.keys.prefix) if self.fence is not None
                  else None)
         ws = self.workspace = await open_run_workspace(self.rt, self.run_id, self.policy, ctx.options,
-                                                       opened.project, opened.project_id, tenant=opened.tenant,
+                                                       opened.project, opened.project_id, ctx.pack,
+                                                       tenant=opened.tenant,
                                                        attempt=owner)
         results = ToolResults()
         self.library = open_library(ctx, self, results)
@@ -420,9 +421,9 @@ class RunSession:
         design = await self._design_record(verdict, report)
         path, record = write_delivery(
             project=opened.project, run_id=self.run_id, project_id=opened.project_id, status=status,
-            stop_reason=verdict.reason, brief=self.brief, pack=self.rt.pack.ref, model=opened.model_info,
+            stop_reason=verdict.reason, brief=self.brief, pack=self.ctx.pack.ref, model=opened.model_info,
             report=report, report_path=verdict.report_path, usage=usage, timings=timings,
-            extra={"template": self.rt.pack.genre_of(opened.project).id, **(design or {})},
+            extra={"template": self.ctx.pack.genre_of(opened.project).id, **(design or {})},
             policy_hash=self.policy.source_hash, security_hash=self.rt.security_hash)
         summary = DeliverySummary(verified=bool(report and report.passed),
                                   failed_gates=[g.id for g in report.failures] if report else [],

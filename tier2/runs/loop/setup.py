@@ -36,7 +36,7 @@ def validation_runner(ctx: RunContext, ws: RunWorkspace, layers: RunLayers, desi
     """The run's validation runner: builds in the run's workspace, the run's cache, the ledger's guard (its report
     goes into the delivery), the L3 scorer on the run's layers, and the run's design at each validation."""
     rt = ctx.rt
-    return ValidationRunner(ws.pool or rt.pool, rt.pack, ctx.policy, launcher=ws.launcher,
+    return ValidationRunner(ws.pool or rt.pool, ctx.pack, ctx.policy, launcher=ws.launcher,
                             cache_dir=rt.settings.validation_cache, spend_guard=spend_guard_of(layers.budget),
                             l3_scorer=l3_scorer(ctx.policy, ctx), design=design)
 
@@ -51,7 +51,7 @@ async def assemble_writer(ctx: RunContext, opened: Opened, ws: RunWorkspace, lay
     if resume is not None:
         await ws.restore(resume.state_json)
     handle = await build_writer(
-        project_id=opened.project_id, project=opened.project, pack=rt.pack, policy=policy,
+        project_id=opened.project_id, project=opened.project, pack=ctx.pack, policy=policy,
         model=ctx.writer.model, runner=runner, reports_dir=opened.project / ".tier2" / "reports",
         cancelled=ctx.cancelled, state_json=resume.state_json if resume else req.initial_state, layers=layers,
         fallback_model=ctx.writer.fallback, results=results,

@@ -24,6 +24,7 @@ import socket
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from redis.exceptions import RedisError
 
@@ -57,6 +58,13 @@ def worker_name() -> str:
 async def ensure_group(rt: Runtime) -> None:
     """The dispatch stream's consumer group (`Dispatcher.ensure_group`)."""
     await Dispatcher(rt.store.r, rt.store.keys, {}).ensure_group()
+
+
+def _recorded_pack(options: dict[str, Any]) -> str | None:
+    """The pack recorded with the run at submission (``options.pack``; None: a run accepted before packs were
+    recorded, which uses its project's or the default)."""
+    pack = options.get("pack")
+    return pack if isinstance(pack, str) and pack else None
 
 
 class Worker:
@@ -216,6 +224,7 @@ class Worker:
                          project_id=record.project_id, out_dir=planned, cancel=cancel,
                          existing_project=Path(source) if source else None, initial_state=initial,
                          fence=lease.fence, worker=self.name, resume=resume, options=dict(record.options),
+                         pack=_recorded_pack(record.options),
                          pause_after=record.pause_after, policy=policy)
         outcome = await execute_run(self.rt, req)
         if outcome.agent_state and thread_id:

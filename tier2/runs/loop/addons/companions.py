@@ -242,8 +242,8 @@ class RunCompanions:
             return CompanionCall(role, "failed", f"{role} failed: the run has no project yet")
         parts = ctx.agent(role)
         m = parts.models
-        tools = companion_tools(role, project, ctx.rt.pack.adapter)
-        agent = build_companion(role=role, project=project, pack=ctx.rt.pack, model=m.model, tools=tools,
+        tools = companion_tools(role, project, ctx.pack.adapter)
+        agent = build_companion(role=role, project=project, pack=ctx.pack, model=m.model, tools=tools,
                                 max_iters=max_iters, fallback_model=m.fallback, layers=parts.layers,
                                 cancelled=ctx.cancelled)
         mapper = EventMapper(ctx.run_id, m.route.model, agent=role, redactor=ctx.rt.redactor)

@@ -15,7 +15,7 @@ __all__ = ["docs_hints"]
 def docs_hints(ctx: RunContext) -> Additions:
     """The docs-hint layer (nothing when the policy turns hints off or the pack has no docs facet)."""
     rt, policy = ctx.rt, ctx.policy.engine_docs
-    pack = rt.pack
+    pack = ctx.pack
     if not policy.hints or not (pack.root / pack.manifest.docs / FACET_FILE).is_file():
         return Additions()
     return Additions(learning=(EngineDocsMiddleware(DocsSource(pack, rt.settings.docs_cache), policy, ctx.run_id,

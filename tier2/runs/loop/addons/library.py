@@ -117,7 +117,7 @@ def open_library(ctx: RunContext, view: RunView, results: ToolResults) -> RunLib
         return u.model_calls, u.input_tokens + u.output_tokens
 
     library = LibraryRun(
-        rt.cases, run_id=ctx.run_id, tenant=opened.tenant, pack=rt.pack, project=opened.project, brief=ctx.brief,
+        rt.cases, run_id=ctx.run_id, tenant=opened.tenant, pack=ctx.pack, project=opened.project, brief=ctx.brief,
         policy=ctx.policy.learning, emit=ctx.emit, redactor=rt.redactor, usage=usage,
         trajectory=TrajectoryStore(rt.store.r, rt.store.keys))
     checks = RunToolChecks(results, lambda: view.writer.handle.tools if view.writer is not None else None)

@@ -119,7 +119,8 @@ class DesignPhase:
             return Verdict("stopped", outcome.end["reason"] + (("; options: " + "; ".join(options))[:1500]
                                                                if options else ""))
         why = unbuildable(outcome.spec)
-        advice = pack_advice(run.ctx.brief, run.ctx.rt.pack, allowed_packs(run.ctx.rt.settings))
+        served = list(run.ctx.rt.packs.values()) or allowed_packs(run.ctx.rt.settings)  # every pack it could use
+        advice = pack_advice(run.ctx.brief, run.ctx.pack, served)
         if advice.refuse:  # the brief asks for another pack's engine: never built with this one's
             why = "not buildable: " + advice.refuse
         elif why and advice.note:
@@ -251,7 +252,7 @@ class _Studio:
             raise DesignFailed(f"{SPEC_FILE} (edited) fails the JSON Schema: " + "; ".join(errors[:8]))
         version = self.plan.begin_goal(f"{SPEC_FILE} edited by a person", "person", self.ctx.run_id)
         disk = stable_ids(self.old_spec, disk)
-        declare_work(self.plan, disk, self.rt.pack.genre_of(self.project).spec.data_tables)
+        declare_work(self.plan, disk, self.ctx.pack.genre_of(self.project).spec.data_tables)
         hit = self.plan.revalidate(spec_versions(disk), "person", cause=f"goal v{version.version}: {SPEC_FILE} "
                                    "edited")
         version.diff = goal_diff(self.old_spec, disk, hit, self.plan, ())
@@ -284,7 +285,7 @@ class _Studio:
         """The writer's tasks, the build, the validation, the requirements and the delivery from the spec; work
         whose inputs changed is invalidated (by state version); the plan passes its static checks; the goal
         version records its diff."""
-        declare_work(self.plan, spec, self.rt.pack.genre_of(self.project).spec.data_tables)
+        declare_work(self.plan, spec, self.ctx.pack.genre_of(self.project).spec.data_tables)
         current = spec_versions(spec) | {f"answer:{a}": spec_sha256(b) for a, b in self.answers_json.items()} \
             | {"source": game_version(snapshot(self.project))} | file_versions(self.project, sorted(
             {i.name.removeprefix("file:") for n in self.plan.nodes.values() for i in n.inputs
@@ -313,7 +314,7 @@ class _Studio:
         parts = ctx.agent(role, project=self.project, additions=[Additions(checkpoint=(own,))])
         latest = await ckpts.latest()
         agent = build_design_agent(
-            role=role, project=self.project, pack=self.rt.pack, model=parts.models.model, tools=self.tools,
+            role=role, project=self.project, pack=self.ctx.pack, model=parts.models.model, tools=self.tools,
             fallback_model=parts.models.fallback, layers=parts.layers, cancelled=ctx.cancelled,
             state_json=restorable_state(latest[1]) if latest else None)
         return agent, latest
@@ -494,7 +495,7 @@ class _Studio:
         for area, answer in answers.items():
             pdir.write_text(f"{DOCS_DIR}/{area}.md", render_role_doc(answer, goal, self.ctx.run_id))
         pdir.write_text(f"{DOCS_DIR}/GDD.md", render_gdd(spec, answers, self.plan.goals))
-        pack = self.rt.pack
+        pack = self.ctx.pack
         if spec.get("genre") in pack.genres:  # before anyone wrote code: the project starts from that genre
             switch_genre(pack, self.project, spec["genre"])
         allowed = set(pack.genre_of(self.project).spec.data_tables)

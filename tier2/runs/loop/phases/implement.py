@@ -45,7 +45,7 @@ class ImplementPhase:
         tasks = await run.writer_tasks() if resume is None else ""  # a resumed writer keeps its tasks
         design = run.view.design  # the writer works from the whole goal (every version), not the last words
         goal = PhaseInput(brief=design.goal, project=inp.project, previous=inp.previous) if design else inp
-        message: Msg = UserMsg("user", run_request(ctx.rt.pack, goal) + ("\n" + tasks if tasks else ""))
+        message: Msg = UserMsg("user", run_request(ctx.pack, goal) + ("\n" + tasks if tasks else ""))
         pending = resume.stage if resume else ""
         verdict = Verdict("failed", "the writer never ran")
         if resume is None and not tasks and _build_reusable(design):
@@ -59,7 +59,7 @@ class ImplementPhase:
                                check.report, check.report_path)
             reopened = await run.replan(check.report)  # it no longer passes: the evidence says what to redo
             tasks = await run.writer_tasks(reopen=reopened) if reopened else ""
-            message = UserMsg("user", run_request(ctx.rt.pack, goal) + ("\n" + tasks if tasks else ""))
+            message = UserMsg("user", run_request(ctx.pack, goal) + ("\n" + tasks if tasks else ""))
         await run.before_writer()
         for round_no in range(resume.round if resume else 0, policy.writer.max_fix_rounds + 1):
             run.begin_round(round_no)
