@@ -135,7 +135,7 @@ def test_the_run_puts_the_hint_layer_outside_the_case_library(pack: Pack, tmp_pa
     async def emit(event: Any) -> None: ...
 
     library = MiddlewareBase()
-    ctx: Any = SimpleNamespace(rt=SimpleNamespace(pack=pack, settings=Settings(workspaces=tmp_path)),
+    ctx: Any = SimpleNamespace(rt=SimpleNamespace(pack=pack, settings=Settings(workspaces=tmp_path)), pack=pack,
                                policy=SimpleNamespace(engine_docs=EngineDocsPolicy()), run_id="r-1", emit=emit)
     docs = docs_hints(ctx)
     [layer] = docs.learning
