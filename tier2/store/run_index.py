@@ -84,7 +84,10 @@ class RunIndex:
             entries = await self._older(key, last, min(_CHUNK, scan - scanned))
             if not entries:
                 return RunPage(found, None, scanned)
-            raws = await self.r.mget([self.keys.run(run_id) for run_id, _ in entries])
+            async with self.r.pipeline(transaction=False) as p:  # one GET per run: records live in many slots
+                for run_id, _ in entries:
+                    p.get(self.keys.run(run_id))
+                raws = await p.execute()
             gone = [run_id for (run_id, _), raw in zip(entries, raws, strict=True) if raw is None]
             if gone:  # expired (tier2.store.retention): the index forgets them as it meets them
                 await self.r.zrem(key, *gone)

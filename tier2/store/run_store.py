@@ -64,7 +64,7 @@ return seq
 #       tenant active set and submissions window (or '', '': no tenant limits; `store.quotas`), the tenant's runs
 #       index (or '': a run without tenant; `store.run_index`).
 # ARGV: idem JSON, run JSON, created_at, run id, dispatch (1/0), thread JSON, tenant, admission JSON (or ''),
-#       run key prefix (`Keys.run("")`).
+#       run key prefix and suffix (`Keys.template`).
 # The marker is taken over when the run it names is terminal or unknown, so a project is never locked forever.
 _CREATE = ADMIT_LUA + """
 if KEYS[1] ~= '' then
@@ -75,7 +75,7 @@ if redis.call('EXISTS', KEYS[2]) == 1 then return {'created', ''} end  -- a retr
 local active = redis.call('GET', KEYS[4])
 if active and active ~= ARGV[4] then
   -- the marker names its run: it holds only while that run is not terminal (a dead owner's marker is taken over)
-  local holder = redis.call('GET', ARGV[9] .. active)
+  local holder = redis.call('GET', ARGV[9] .. active .. ARGV[10])
   local status = holder and cjson.decode(holder)['status']
   if holder and status ~= 'delivered' and status ~= 'failed' and status ~= 'stopped' then
     return {'busy', active}
@@ -186,7 +186,7 @@ class RunStore:
                        k.tenant_runs(tenant) if tenant else ""]
         script_args: list[str | float] = [json.dumps(idem), json.dumps(payload), now, run_id, "1" if dispatch else "0",
                        json.dumps(thread_payload), tenant or "",
-                       admission.script_config(k, now) if admission is not None else "", k.run("")]
+                       admission.script_config(k, now) if admission is not None else "", *k.template("run")]
         want = self.durability.min_replicas
         try:
             if want <= 0:

@@ -17,6 +17,7 @@ from tier2.settings.secrets import Redactor
 from tier2.store.cases import CaseStore
 from tier2.store.connect import is_cluster
 from tier2.store.keys import Keys
+from tier2.store.layout import migrate_layout
 from tier2.store.run_store import Durability, RunStore
 from tier2.workspace import secure_workspaces_root
 
@@ -73,6 +74,11 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix),
                               Durability(security.redis.min_replicas, security.redis.replica_timeout_ms),
                               retention_s=security.retention.run_ttl_s)
+    try:  # keys written before the hash tags get their tagged names (once; idempotent)
+        await migrate_layout(store.r, store.keys, cluster=is_cluster(redis_url))
+    except BaseException:
+        await store.close()
+        raise
     pool = BrowserPool(chromium, security.browser.args, isolation=security.sandbox.isolation)
     key_envs = [r.api_key_env for r in policies.snapshot().models.values() if r.api_key_env]
     redactor = Redactor.from_env(security.secrets.env_patterns, [*key_envs, "TIER2_API_KEYS", "TIER2_STREAM_SECRET"])
