@@ -124,6 +124,9 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
             orphans = await sweep_orphans(rt.store)  # foreground runs whose process died: end them visibly
             if orphans:
                 log.warning("ended %d run(s) orphaned by a dead process: %s", len(orphans), ", ".join(orphans))
+            interrupted = await rt.store.complete_accepts()  # acceptances a crash stopped half-way (store.accept)
+            if interrupted:
+                log.warning("completed or undid %d interrupted acceptance(s)", len(interrupted))
             indexed = await RunIndex(rt.store.r, rt.store.keys).backfill()  # runs accepted before the index
             if indexed:
                 log.info("listed %d earlier run(s) in their tenants' run indexes", indexed)

@@ -97,6 +97,11 @@ class Keys:
         the version rules, the compaction and the listing read this, never the (large) records."""
         return f"{self.prefix}:project:{{{project_id}}}:plans:index"
 
+    def project_plan_fences(self, project_id: str) -> str:
+        """Hash run id -> the newest fencing token that appended to the project's plans: a superseded attempt's
+        append is refused once its successor appended (`store.plans`; the run's own fence is another slot)."""
+        return f"{self.prefix}:project:{{{project_id}}}:plans:fences"
+
     def project_plans_seq(self, project_id: str) -> str:
         """Counter: the number of plan version entries ever appended to the project (an entry's ``seq``)."""
         return f"{self.prefix}:project:{{{project_id}}}:plans:seq"

@@ -31,8 +31,10 @@ from tier2.store.snapshot_gc import SnapshotGC
 
 __all__ = ["SnapshotLimits", "SnapshotStore"]
 
-# KEYS: stamps, sizes, bytes, clock, tree, run snaps, snapshot tenants, tenant's snapshot runs. ARGV: cfg JSON,
-# manifest, then the data of cfg.given (in order).
+# KEYS: stamps, sizes, bytes, clock, tree, tenant's snapshot runs (all the tenant's slot). ARGV: cfg JSON,
+# manifest, then the data of cfg.given (in order). The run's index of its snapshots (its slot) and the set of
+# snapshot tenants (the globals') were written just before, in that order: a GC pass that reads the run's index
+# after this script sees the snapshot; one that read it before began before the stamps (kept by them).
 # -> {'ok', new blobs, used} | {'missing', JSON digests} | {'quota', used, needed}
 _PUT = """
 local cfg = cjson.decode(ARGV[1])
@@ -66,13 +68,8 @@ else
 end
 redis.call('ZADD', KEYS[1], stamp, 't:' .. cfg.sid)
 charge('t:' .. cfg.sid, redis.call('STRLEN', KEYS[5]))
-if cfg.run ~= '' then
-  redis.call('SADD', KEYS[6], cfg.sid)
-  redis.call('PEXPIRE', KEYS[6], cfg.ttl_ms)
-  redis.call('SADD', KEYS[8], cfg.run)
-end
-redis.call('SADD', KEYS[7], cfg.tenant)
-for _, k in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[8]}) do redis.call('PEXPIRE', k, cfg.ttl_ms * 2) end
+if cfg.run ~= '' then redis.call('SADD', KEYS[6], cfg.run) end
+for _, k in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]}) do redis.call('PEXPIRE', k, cfg.ttl_ms * 2) end
 return {'ok', tostring(#fresh), redis.call('GET', KEYS[3])}
 """
 
@@ -111,12 +108,16 @@ class SnapshotStore:
         digests = sorted(blobs)
         given = [d for d in digests if d not in self.known]
         collected = False
+        await self.r.sadd(self.keys.snap_tenants(), self.tenant)
+        if self.run_id:  # before the tenant's script: the GC keeps what a live run's index names
+            async with self.r.pipeline(transaction=False) as p:
+                p.sadd(self.keys.run_snapshots(self.run_id), snapshot_id)
+                p.pexpire(self.keys.run_snapshots(self.run_id), self.limits.ttl_s * 1000)
+                await p.execute()
         for _ in range(4):
             keys = [self.keys.snap_stamps(self.tenant), self.keys.snap_sizes(self.tenant),
                     self.keys.snap_bytes(self.tenant), self.keys.snap_clock(self.tenant),
-                    self.keys.snap_tree(self.tenant, snapshot_id),
-                    self.keys.run_snapshots(self.run_id or "-"), self.keys.snap_tenants(),
-                    self.keys.snap_runs(self.tenant)]
+                    self.keys.snap_tree(self.tenant, snapshot_id), self.keys.snap_runs(self.tenant)]
             args: list[Any] = [self._config(snapshot_id, digests, given), manifest_json,
                                *(blobs[d].decode("latin-1") for d in given)]  # bytes-exact over a str client
             reply = await self._put(keys=keys, args=args)
