@@ -7,6 +7,7 @@ any id see no gap and no duplicate.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -33,7 +34,7 @@ from tier2.store.records import (
     ThreadRecord,
     load_run_record,
 )
-from tier2.store.replies import opt_text, stream_entries, texts, xread_entries
+from tier2.store.replies import opt_text, stream_entries, text, texts, xread_entries
 
 __all__ = ["ID_PATTERN", "AcceptOutcome", "Accepted", "Durability", "Fence", "RunStore"]
 
@@ -41,6 +42,23 @@ __all__ = ["ID_PATTERN", "AcceptOutcome", "Accepted", "Durability", "Fence", "Ru
 #: anything else is never looked up (a tenant-scoped read of a malformed id is simply None)
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 _ID = re.compile(ID_PATTERN)
+
+# KEYS: run, cancel flag, then the event keys of `_APPEND`. ARGV: sha1 of the record read, the new record JSON,
+# event JSON ('' = none), dedup token of the event. 'done' (or a retry of a done call), or 'changed'.
+_CANCEL = """
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[7], ARGV[4]) then return 'done' end
+local raw = redis.call('GET', KEYS[1])
+if not raw or redis.sha1hex(raw) ~= ARGV[1] then return 'changed' end
+redis.call('SET', KEYS[2], '1')
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+if ARGV[3] ~= '' then
+  local seq = redis.call('INCR', KEYS[3])
+  redis.call('HSET', KEYS[7], ARGV[4], seq)
+  redis.call('XADD', KEYS[4], seq .. '-0', 'e', ARGV[3])
+  redis.call('PUBLISH', KEYS[5], seq .. ' ' .. ARGV[3])
+end
+return 'done'
+"""
 
 _APPEND = """
 if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[2] then
@@ -93,6 +111,7 @@ class RunStore:
         self.durability = durability or Durability()
         self.retention_s = retention_s
         self._append = client.register_script(_APPEND)
+        self._cancel = client.register_script(_CANCEL)
         self._acceptor = Acceptor(client, self.keys)
 
     @classmethod
@@ -144,35 +163,32 @@ class RunStore:
         return bool(await self.r.eval(script, 1, self.keys.project_active(project_id), run_id))
 
     async def request_cancel(self, run_id: str, event: Tier2Event | None = None) -> RunRecord | None:
-        """Ask the run to stop, in one transaction: the durable cancel flag (the worker running, or next taking, the
-        run reacts to it), the record's ``cancel_requested`` and ``event`` (if given) are written together or not at
-        all, and only while the run has not ended — the record key is watched, so a run ending meanwhile aborts the
-        write and the retry sees it ended. Returns the record as it was before (None when the run is unknown: nothing
-        written); a terminal record is returned with nothing written."""
+        """Ask the run to stop, in one script on the run's slot (`_CANCEL`): the durable cancel flag (the worker
+        running, or next taking, the run reacts to it), the record's ``cancel_requested`` and ``event`` (if given)
+        are written together or not at all, and only while the run has not ended — the script writes only over the
+        record this call read (its sha1), so a run ending meanwhile makes the call read it again and see it ended.
+        Returns the record as it was before (None when the run is unknown: nothing written); a terminal record is
+        returned with nothing written."""
         k = self.keys
         key = k.run(run_id)
+        token = uuid.uuid4().hex  # a retry of this call (lost reply) is recognised by the event's dedup token
         try:
-            async with self.r.pipeline(transaction=True) as p:
-                while True:
-                    try:
-                        await p.watch(key)
-                        raw = await p.get(key)
-                        if not raw:
-                            return None
-                        current = load_run_record(raw)
-                        if current.status in TERMINAL:
-                            return current
-                        merged = {**current.dump(), "cancel_requested": True, "updated_at": time.time()}
-                        p.multi()  # type: ignore[no-untyped-call]  # redis-py: Pipeline.multi is unannotated
-                        p.set(k.run_cancel(run_id), "1")
-                        p.set(key, json.dumps(RunRecord.model_validate(merged).dump()))
-                        if event is not None:
-                            await self._append(keys=self._append_keys(run_id), client=p,
-                                               args=[event.model_dump_json(), "", uuid.uuid4().hex])
-                        await p.execute()
-                        return current
-                    except aioredis.WatchError:
-                        continue
+            for _ in range(50):
+                raw = opt_text(await self.r.get(key))
+                if not raw:
+                    return None
+                current = load_run_record(raw)
+                if current.status in TERMINAL:
+                    return current
+                merged = {**current.dump(), "cancel_requested": True, "updated_at": time.time()}
+                outcome = text(await self._cancel(
+                    keys=[key, k.run_cancel(run_id), *self._append_keys(run_id)],
+                    args=[hashlib.sha1(raw.encode()).hexdigest(), json.dumps(RunRecord.model_validate(merged).dump()),  # noqa: S324
+                          event.model_dump_json() if event is not None else "", token]))
+                if outcome == "done":
+                    return current
+                # "changed": the record moved between the read and the script: read it again
+            raise RedisUnavailable(f"cannot cancel run {run_id}: the record kept changing")
         except (RedisError, OSError) as exc:
             raise RedisUnavailable(f"cannot cancel run {run_id}: {exc}") from exc
 

@@ -53,10 +53,10 @@ class Runtime:
 @contextlib.asynccontextmanager
 async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = None) -> AsyncIterator[Runtime]:
     """Load config and the pack, check the toolchain and browser, connect the store; close all on exit."""
-    if is_cluster(redis_url):  # CROSSSLOT at the first script otherwise: say it at start, plainly
-        raise SetupError("REDIS_URL names a Redis Cluster: tier2's keys are not hash-tagged for one yet (its scripts "
-                         "touch several slots); use one server or Sentinel (docs/operations.md §14)")
     security = load_security(settings.config_dir)
+    if is_cluster(redis_url) and security.redis.min_replicas > 0:  # WAIT counts one node's writes: say it plainly
+        raise SetupError("[redis] min_replicas needs one server or Sentinel: on a Redis Cluster an acceptance writes "
+                         "to several primaries and WAIT covers one (docs/operations.md §14)")
     secure_workspaces_root(settings.workspaces)  # 0700: projects and agent homes are reached only by tier2
     policies = PolicyStore(settings.config_dir, security)
     policy = policies.snapshot()  # fail fast on a broken policy (or one above a ceiling)
