@@ -9,7 +9,7 @@ runs every store operation on a real one-node cluster, which refuses anything el
   idempotency records, snapshot blobs and trees;
 - a thread, ``{<thread id>}``: the thread, its runs and state; a project, ``{<project id>}``: the project, its
   one-writer marker, its plan versions;
-- the dispatcher, ``{dispatch}``: the stream, the tenant ring, each tenant's queue and running set (`_TAKE`);
+- the dispatcher, ``{dispatch}``: the stream, the tenant ring, each tenant's queue and running set (`_DRAIN`, `_PICK`);
 - other globals, ``{global}``: the runs index, worker heartbeats, snapshot tenants, accepts in progress, markers;
 - a case scope ``{<scope>}``, a policy snapshot ``{<digest>}``.
 

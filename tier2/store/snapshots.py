@@ -26,6 +26,7 @@ import redis.asyncio as aioredis
 
 from tier2.errors import QuotaExceeded
 from tier2.settings.tenants import LOCAL_TENANT, TenantLimits
+from tier2.store.connect import get_each
 from tier2.store.keys import Keys
 from tier2.store.snapshot_gc import SnapshotGC
 
@@ -152,8 +153,8 @@ class SnapshotStore:
         values: list[Any] = await self.r.mget([self.keys.snap_blob(self.tenant, d) for d in digests])
         absent = [d for d, v in zip(digests, values, strict=True) if v is None]
         if absent:  # stored before snapshots were per tenant
-            legacy = dict(zip(absent, await self.r.mget([self.keys.legacy_snap_blob(d) for d in absent]),
-                              strict=True))
+            legacy = dict(zip(absent, await get_each(self.r, [self.keys.legacy_snap_blob(d) for d in absent]),
+                              strict=True))  # untagged names: one GET each (many slots)
             values = [legacy[d] if v is None else v for d, v in zip(digests, values, strict=True)]
         missing = [d for d, v in zip(digests, values, strict=True) if v is None]
         if missing:

@@ -118,6 +118,9 @@ async def test_a_runs_whole_life_touches_one_slot_per_script(store: RunStore) ->
     snaps = SnapshotStore(r, k, "acme", run_id="r1")
     await snaps.put("s1", '[["a.txt", "d1"]]', {"d1": b"data"})
     await snaps.record_op("r1", "op1", "s1")
+    for name, value in (("old1", "a"), ("old2", "b")):
+        await r.set(k.legacy_snap_blob(name), value)
+    assert await snaps.blobs(["d1", "old1", "old2"]) == {"d1": b"data", "old1": b"a", "old2": b"b"}  # pre-tenant
     await CommandRecords(r, k, "r1", lease.token).started("c1", "npm run build")
     await TrajectoryStore(r, k).record("r1", ModelCallRecord(call_id="m1", agent="writer", state="success",
                                                              started_at=1.0, duration_ms=5.0, model="m"))
