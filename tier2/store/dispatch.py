@@ -12,7 +12,8 @@ mechanism; it carries two kinds of entry:
 Two Lua scripts on the dispatcher's one slot make the selection (`Dispatcher.take`): `_DRAIN` moves new inbox
 entries into per-tenant FIFO queues (acknowledging them at once, so they are never reclaimed as runs); then the
 client reads what lives in the runs' slots (each waiting tenant's running set pruned of ended runs, the queue heads
-whose cancel was requested); then `_PICK` walks the ring of tenants with waiting runs, rotating it, and takes the
+whose cancel was requested); then `_PICK` drains again (an entry that arrived since is queued, never mistaken
+for the started entry) and walks the ring of tenants with waiting runs, rotating it, and takes the
 head of the first tenant below its ``max_running`` (a run whose cancel was requested is taken anyway: it ends at
 once). The taken run is written as a started entry and read into the worker's pending list in the same script.
 A tenant's backlog therefore waits for its own turn in the ring and never delays another tenant by more than one run
@@ -49,35 +50,41 @@ _TRIM_CHUNK = 200
 
 # Every key of these scripts is in the `{dispatch}` slot (the stream, the ring, the tenants' queues and running
 # sets); what lives in the runs' slots (records, cancel flags) the client reads between them (`Dispatcher.take`).
-# KEYS: dispatch stream, tenant ring. ARGV: group, consumer, config JSON (key templates). Drains new inbox entries
-# into the tenants' queues (acknowledged at once: never reclaimed as runs).
-_DRAIN = """
-local cfg = cjson.decode(ARGV[3])
-local group, consumer, stream, ring = ARGV[1], ARGV[2], KEYS[1], KEYS[2]
-while true do
-  local got = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', 100, 'STREAMS', stream, '>')
-  if not got then break end
-  for _, entry in ipairs(got[1][2]) do
-    local f, run_id, tenant, picked = entry[2], nil, '', false
-    for i = 1, #f, 2 do
-      if f[i] == 'run_id' then run_id = f[i + 1] elseif f[i] == 'tenant' then tenant = f[i + 1]
-      elseif f[i] == 'picked' then picked = true end
-    end
-    redis.call('XACK', stream, group, entry[1])
-    if run_id and not picked then
-      redis.call('RPUSH', cfg.queue[1] .. tenant .. cfg.queue[2], run_id)
-      if not redis.call('LPOS', ring, tenant) then redis.call('RPUSH', ring, tenant) end
+# drain(...): new inbox entries into the tenants' queues (acknowledged at once: never reclaimed as runs).
+_DRAIN_LUA = """
+local function drain(cfg, group, consumer, stream, ring)
+  while true do
+    local got = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', 100, 'STREAMS', stream, '>')
+    if not got then return end
+    for _, entry in ipairs(got[1][2]) do
+      local f, run_id, tenant, picked = entry[2], nil, '', false
+      for i = 1, #f, 2 do
+        if f[i] == 'run_id' then run_id = f[i + 1] elseif f[i] == 'tenant' then tenant = f[i + 1]
+        elseif f[i] == 'picked' then picked = true end
+      end
+      redis.call('XACK', stream, group, entry[1])
+      if run_id and not picked then
+        redis.call('RPUSH', cfg.queue[1] .. tenant .. cfg.queue[2], run_id)
+        if not redis.call('LPOS', ring, tenant) then redis.call('RPUSH', ring, tenant) end
+      end
     end
   end
 end
-return redis.call('LRANGE', ring, 0, -1)
+"""
+# KEYS: dispatch stream, tenant ring. ARGV: group, consumer, config JSON (key templates). Drains, returns the ring.
+_DRAIN = _DRAIN_LUA + """
+drain(cjson.decode(ARGV[3]), ARGV[1], ARGV[2], KEYS[1], KEYS[2])
+return redis.call('LRANGE', KEYS[2], 0, -1)
 """
 # KEYS: dispatch stream, tenant ring. ARGV: group, consumer, config JSON (key templates, max_running table, the
 # runs already seen cancelled: taken whatever the limit, they end at once). The running sets were pruned of ended
-# runs just before. Returns {entry id, run id} for a taken run, or {'', last stream id} when nothing can start now.
-_PICK = """
+# runs just before. It drains again first: an inbox entry that arrived since `_DRAIN` would otherwise be the entry
+# the XREADGROUP after the started entry's XADD returns (the oldest unread), and its run would be lost.
+# Returns {entry id, run id} for a taken run, or {'', last stream id} when nothing can start now.
+_PICK = _DRAIN_LUA + """
 local cfg = cjson.decode(ARGV[3])
 local group, consumer, stream, ring = ARGV[1], ARGV[2], KEYS[1], KEYS[2]
+drain(cfg, group, consumer, stream, ring)
 local cancelled = {}
 for _, id in ipairs(cfg.cancelled) do cancelled[id] = true end
 local function key(tpl, id) return tpl[1] .. id .. tpl[2] end
