@@ -1,6 +1,6 @@
 """Scale benchmark of the run platform: throughput offline and with a slow model, SSE replay, live event latency.
 
-Usage: .venv/bin/python bench/scale.py [--runs 6] [--replay-events 10000] [--repeat 5] [--redis-url URL]
+Usage: .venv/bin/python bench/scale.py [--runs 6] [--replay-events 10000] [--repeat 5] [--redis-url URL | --cluster N]
        [--workers 1,2,4] [--concurrency 1,4,8] [--grid] [--model-runs 1] [--model-repeat 5] [--latency 1-3]
        [--seed 0] [--model-calls 12] [--json]
 
@@ -26,15 +26,16 @@ Quick form: ``--runs 2 --replay-events 2000 --repeat 3 --model-repeat 3`` (14 mi
    (p50/p99 over 500 events).
 
 ``--redis-url``: the same bench against any store (a Redis Cluster, a remote server) instead of a private
-redis-server; its keys go under a fresh prefix (``scale-<random>``) and are left there. The machine is shared
-and has 2 cores (each run's browser checks use about one): read the figures as medians on this machine with its
-load (printed), not as limits.
+redis-server (``--cluster N``: one started here, N primaries on loopback, `RedisShards`); its keys go under a
+fresh prefix (``scale-<random>``) and are left there. The machine is shared and has 2 cores (each run's browser
+checks use about one): read the figures as medians on this machine with its load (printed), not as limits.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -57,6 +58,7 @@ from tier2.store.lifecycle import is_terminal  # noqa: E402
 from tier2.store.run_store import RunStore  # noqa: E402
 from tier2.testing import FakeOpenAIServer  # noqa: E402
 from tier2.testing.cluster import LocalCluster, wait_until  # noqa: E402
+from tier2.testing.redis_topology import RedisShards  # noqa: E402
 from tier2.testing.scale import Cell, cells, figures, parse_latency, route_policy, scale_writer  # noqa: E402
 
 #: three shop briefs the offline reader builds (a brief it refuses ends at the design in a second and would
@@ -205,7 +207,7 @@ def _ints(text: str) -> list[int]:
 
 
 def _print(result: dict[str, Any], args: argparse.Namespace) -> None:
-    print(f"load average at start {result['load_start']}, at end {result['load_end']}")
+    print(f"store: {result['store']}; load average at start {result['load_start']}, at end {result['load_end']}")
     if "runs_per_min_1_worker" in result:
         print(f"offline runs/min, 1 worker:  {result['runs_per_min_1_worker']:.2f}")
         print(f"offline runs/min, 2 workers: {result['runs_per_min_2_workers']:.2f}  "
@@ -235,6 +237,8 @@ def main() -> int:
     ap.add_argument("--replay-events", type=int, default=10_000, help="events of the SSE replay (0: skip)")
     ap.add_argument("--repeat", type=int, default=5, help="repeats of the SSE replay")
     ap.add_argument("--redis-url", help="an existing store (default: a private redis-server)")
+    ap.add_argument("--cluster", type=int, default=0, metavar="N",
+                    help="start a Redis Cluster of N primaries on loopback as the store (instead of --redis-url)")
     ap.add_argument("--workers", type=_ints, default=[1, 2, 4], help="worker counts at concurrency 1")
     ap.add_argument("--concurrency", type=_ints, default=[1, 4, 8], help="concurrencies on one worker")
     ap.add_argument("--grid", action="store_true", help="every workers x concurrency combination")
@@ -246,10 +250,17 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     layouts = cells(args.workers, args.concurrency, grid=args.grid)
+    stack = contextlib.ExitStack()
+    if args.cluster:
+        shards_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="tier2-scale-shards-"))
+        args.redis_url = stack.enter_context(RedisShards(Path(shards_dir), args.cluster)).url
+        result_store = f"a Redis Cluster of {args.cluster} primaries on loopback"
+    else:
+        result_store = "the given --redis-url" if args.redis_url else "a private redis-server"
     keys = Keys(f"scale-{uuid.uuid4().hex[:8]}") if args.redis_url else Keys()
-    result: dict[str, Any] = {"load_start": [round(x, 2) for x in os.getloadavg()]}
+    result: dict[str, Any] = {"store": result_store, "load_start": [round(x, 2) for x in os.getloadavg()]}
     fake = FakeOpenAIServer(scale_writer(args.model_calls), latency=parse_latency(args.latency, args.seed))
-    with fake as srv, tempfile.TemporaryDirectory(prefix="tier2-scale-") as tmp, \
+    with stack, fake as srv, tempfile.TemporaryDirectory(prefix="tier2-scale-") as tmp, \
             LocalCluster(Path(tmp), policy=route_policy(srv.base_url, ROUTE), redis_url=args.redis_url,
                          key_prefix=keys.prefix) as c:
         c.start_service(workers=0)

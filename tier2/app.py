@@ -22,7 +22,6 @@ from fastapi import FastAPI
 from fastapi.middleware import Middleware
 
 from tier2 import __version__
-from tier2.errors import SetupError
 from tier2.models.offline import OfflineCredential
 from tier2.packs import load_pack
 from tier2.runs import open_runtime
@@ -85,24 +84,53 @@ def _redis_params(url: str) -> _RedisParams:
 
 def _agentscope_redis(url: str) -> dict[str, Any]:
     """How AgentScope's storage and message bus reach ``url``: host and port of one server, or (Sentinel) a
-    connection pool of `tier2.store.connect` that follows the master. A Cluster is refused (as `open_runtime`
-    does): neither AgentScope's keys nor tier2's are hash-tagged for one yet."""
+    connection pool of `tier2.store.connect` that follows the master (a Cluster: `_ClusterStorage`)."""
     kind = parse_redis_url(url).kind
     if kind == "single":
         return dict(_redis_params(url))
-    if kind == "cluster":
-        raise SetupError("REDIS_URL names a Redis Cluster: tier2 does not run on one yet; use one server or "
-                         "Sentinel (docs/operations.md §14)")
     return {"connection_pool": connect(url).connection_pool}
+
+
+class _OnCluster:
+    """AgentScope's storage or bus on a Redis Cluster: its own commands (each on one key; tier2 serves none of its
+    routes and enables no knowledge base) over tier2's cluster client instead of a one-server pool."""
+
+    cluster_url = ""
+    _client: Any
+
+    async def __aenter__(self) -> Any:
+        self._client = connect(self.cluster_url)
+        await self._client.initialize()  # RedisCluster: the slot map before a pubsub
+        return self
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+        self._client = None
+
+
+class _ClusterStorage(_OnCluster, RedisStorage):
+    pass
+
+
+class _ClusterBus(_OnCluster, RedisMessageBus):
+    pass
+
+
+def _agentscope_backends(url: str) -> tuple[RedisStorage, RedisMessageBus]:
+    if parse_redis_url(url).kind == "cluster":
+        storage, bus = _ClusterStorage(), _ClusterBus()
+        storage.cluster_url = bus.cluster_url = url
+        return storage, bus
+    params = _agentscope_redis(url)
+    return RedisStorage(**params), RedisMessageBus(**params)
 
 
 def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
     """The service; ``workers`` in-process workers take runs from the dispatch stream (0: only external
     ``tier2 worker`` processes run them)."""
-    params = _agentscope_redis(redis_url)
+    storage, bus = _agentscope_backends(redis_url)
     install_log_redaction()  # no run token (access log) and no Redis password in a log line
-    storage = RedisStorage(**params)
-    bus = RedisMessageBus(**params)
     pack = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
     wsm = ProjectWorkspaceManager(settings.workspaces, pack.agent_skill_dirs)  # required by create_app's lifespan
     keys = ApiKeys.from_env()
@@ -124,6 +152,9 @@ def build_app(settings: Settings, redis_url: str, workers: int = 1) -> FastAPI:
             orphans = await sweep_orphans(rt.store)  # foreground runs whose process died: end them visibly
             if orphans:
                 log.warning("ended %d run(s) orphaned by a dead process: %s", len(orphans), ", ".join(orphans))
+            interrupted = await rt.store.complete_accepts()  # acceptances a crash stopped half-way (store.accept)
+            if interrupted:
+                log.warning("completed or undid %d interrupted acceptance(s)", len(interrupted))
             indexed = await RunIndex(rt.store.r, rt.store.keys).backfill()  # runs accepted before the index
             if indexed:
                 log.info("listed %d earlier run(s) in their tenants' run indexes", indexed)

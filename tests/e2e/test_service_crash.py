@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from tier2.settings.loader import REPO_ROOT
+from tier2.store.keys import Keys
 from tier2.testing import FakeOpenAIServer, Reply
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.redis]
@@ -75,9 +76,10 @@ def test_foreground_run_of_a_killed_cli_ends_failed_at_the_next_service_start(tm
             import redis
 
             r = redis.Redis.from_url(redis_url, decode_responses=True)
-            run_id = r.zrange(f"crash-{tmp_path.name}:runs", 0, -1)[0]
-            record = json.loads(r.get(f"crash-{tmp_path.name}:run:{run_id}"))
-            events = [json.loads(f["e"]) for _, f in r.xrange(f"crash-{tmp_path.name}:run:{run_id}:events")]
+            k = Keys(prefix=f"crash-{tmp_path.name}")
+            run_id = r.zrange(k.runs_index(), 0, -1)[0]
+            record = json.loads(r.get(k.run(run_id)))
+            events = [json.loads(f["e"]) for _, f in r.xrange(k.run_events(run_id))]
         finally:
             release.set()
             service.terminate()
@@ -117,20 +119,21 @@ def test_a_killed_foreground_run_does_not_lock_its_loaded_project(tmp_path: Path
             cli.wait()
             if cli.stderr:
                 cli.stderr.close()
-        run_id = r.zrange(f"{prefix}:runs", 0, -1)[0]
-        killed = json.loads(r.get(f"{prefix}:run:{run_id}"))
+        k = Keys(prefix=prefix)
+        run_id = r.zrange(k.runs_index(), 0, -1)[0]
+        killed = json.loads(r.get(k.run(run_id)))
         project_id = killed["project_id"]
-        assert killed["status"] == "running" and r.get(f"{prefix}:project:{project_id}:active") == run_id
+        assert killed["status"] == "running" and r.get(k.project_active(project_id)) == run_id
         # the project is a loaded one (what POST /v1/projects records), owned by the local tenant
-        r.set(f"{prefix}:project:{project_id}", json.dumps({"schema_version": 1, "project_id": project_id,
+        r.set(k.project(project_id), json.dumps({"schema_version": 1, "project_id": project_id,
                                                             "tenant": "local", "path": killed["project_dir"],
                                                             "pack": "phaser@0.1.0", "created_at": time.time()}))
         service = _serve(env, port := _port())
         try:
-            record = json.loads(r.get(f"{prefix}:run:{run_id}"))
+            record = json.loads(r.get(k.run(run_id)))
             assert record["status"] == "failed" and "died" in record["stop_reason"]
-            assert r.get(f"{prefix}:project:{project_id}:active") is None       # released with the terminal write
-            events = [json.loads(f["e"]) for _, f in r.xrange(f"{prefix}:run:{run_id}:events")]
+            assert r.get(k.project_active(project_id)) is None       # released with the terminal write
+            events = [json.loads(f["e"]) for _, f in r.xrange(k.run_events(run_id))]
             assert sum(e["type"] == "run_finished" for e in events) == 1 and events[-1]["type"] == "run_finished"
             resp = httpx.post(f"http://127.0.0.1:{port}/v1/runs", json={"brief": POTION, "project_id": project_id},
                               timeout=30)

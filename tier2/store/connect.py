@@ -30,7 +30,7 @@ from redis.exceptions import ConnectionError, TimeoutError
 
 from tier2.errors import SetupError
 
-__all__ = ["RedisTarget", "connect", "connect_sync", "is_cluster", "parse_redis_url"]
+__all__ = ["RedisTarget", "connect", "connect_sync", "get_each", "is_cluster", "parse_redis_url"]
 
 Kind = Literal["single", "cluster", "sentinel"]
 _CLUSTER, _SENTINEL = "redis+cluster://", "redis+sentinel://"
@@ -184,3 +184,14 @@ def connect_sync(url: str, *, decode_responses: bool = True, **opts: Any) -> red
     master = sentinel.master_for(target.master, redis_class=_SyncSentinelMaster, db=target.db)  # type: ignore[no-untyped-call]
     master.sentinel_clients = list(sentinel.sentinels)
     return cast(redis.Redis, master)
+
+
+async def get_each(client: aioredis.Redis, names: list[str]) -> list[Any]:
+    """``GET`` of every key in ``names``, in order, over one pipeline: keys of many slots (``MGET`` must stay in one
+    slot on a Cluster; a non-transactional pipeline is split by node)."""
+    if not names:
+        return []
+    async with client.pipeline(transaction=False) as p:
+        for name in names:
+            p.get(name)
+        return list(await p.execute())

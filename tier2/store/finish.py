@@ -1,6 +1,6 @@
 """The one way a run ends: `finish_run`, a single fenced Lua script — all or nothing.
 
-In one script it:
+In one script on the run's slot it:
 
 1. checks the attempt's fencing token when a fence is given (`StaleLease` otherwise: a worker that lost its lease
    writes nothing);
@@ -11,7 +11,10 @@ In one script it:
    run makes the call a no-op);
 4. writes the terminal record (status, stop reason, usage, timings, delivery summary, ``finished_at``), appends
    the ``run_finished`` event exactly like `RunStore.append_event` (next monotonic id ``<seq>-0``, dedup token,
-   live publish), and deletes the project's one-writer marker **only if it names this run**.
+   live publish);
+5. then (the project's slot: a second, idempotent step) deletes the project's one-writer marker **only if it
+   names this run**. A crash between the two leaves a marker naming an ended run, which the next acceptance on
+   the project takes over (`tier2.store.accept`): nothing stays locked.
 
 Every path that ends a run calls it: the run session (delivered / failed / stopped by cancel, breakers or
 budget), the worker giving up after ``max_attempts`` or crashing outside the run loop, and the orphan sweep at
@@ -39,8 +42,8 @@ from tier2.store.run_store import Fence, RunStore
 
 __all__ = ["FinishResult", "RunEnd", "finish_run"]
 
-# KEYS: run, fence, event seq, events, live channel, event tokens, project marker ('' = none), then every key of
-#       the run (`Keys.run_retained`).
+# KEYS: run, fence, event seq, events, live channel, event tokens, then every key of the run
+#       (`Keys.run_retained`): all in the run's slot.
 # ARGV: token ('' = unfenced), sha1 of the record read ('' = none), record JSON, event JSON, dedup token, run id,
 #       allowed source statuses (' a b '), terminal status, retention in seconds ('0' = kept until deleted).
 _FINISH = """
@@ -60,16 +63,14 @@ local seq = redis.call('INCR', KEYS[3])
 redis.call('HSET', KEYS[6], ARGV[5], seq)
 redis.call('XADD', KEYS[4], seq .. '-0', 'e', ARGV[4])
 redis.call('PUBLISH', KEYS[5], seq .. ' ' .. ARGV[4])
-local released = 0
-if KEYS[7] ~= '' and redis.call('GET', KEYS[7]) == ARGV[6] then released = redis.call('DEL', KEYS[7]) end
 local ttl = tonumber(ARGV[9])
 if ttl > 0 then  -- at most the retention; a key with its own, shorter life (the lease) keeps it
-  for i = 8, #KEYS do
+  for i = 7, #KEYS do
     local t = redis.call('TTL', KEYS[i])
     if t == -1 or t > ttl then redis.call('EXPIRE', KEYS[i], ttl) end
   end
 end
-return {'finished', seq, ARGV[8], released}
+return {'finished', seq, ARGV[8], 0}
 """
 
 _MAX_TRIES = 50
@@ -129,11 +130,10 @@ async def finish_run(store: RunStore, run_id: str, end: RunEnd, fence: Fence | N
                                            "finished_at": now})
         event = RunFinished(run_id=run_id, status=end.status, stop_reason=end.stop_reason,
                             delivery_path=end.delivery_path)
-        marker = k.project_active(current.project_id) if current.project_id else ""
         try:
-            outcome, seq, status, released = await script(
+            outcome, seq, status, _ = await script(
                 keys=[k.run(run_id), k.run_fence(run_id), k.run_event_seq(run_id), k.run_events(run_id),
-                      k.run_channel(run_id), k.run_event_tokens(run_id), marker, *k.run_retained(run_id)],
+                      k.run_channel(run_id), k.run_event_tokens(run_id), *k.run_retained(run_id)],
                 args=[str(fence.token) if fence is not None else "", hashlib.sha1(raw.encode()).hexdigest(),  # noqa: S324
                       json.dumps(record.dump()), event.model_dump_json(), token, run_id, allowed, end.status,
                       str(store.retention_s)])
@@ -143,7 +143,8 @@ async def finish_run(store: RunStore, run_id: str, end: RunEnd, fence: Fence | N
                                  "not finishing it") from exc
             raise
         if outcome == "finished":
-            return FinishResult("finished", end.status, int(seq), bool(released), event)
+            released = bool(current.project_id) and await store.release_project(current.project_id or "", run_id)
+            return FinishResult("finished", end.status, int(seq), released, event)
         if outcome == "missing":
             return FinishResult("missing", "")
         if outcome == "refused":

@@ -146,11 +146,15 @@ def summarize(record: PlanVersionRecord) -> dict[str, Any]:
             "reused": len(record.diff.reused), "end": record.end.kind if record.end is not None else None}
 
 
-# KEYS: entries, index, seq counter, the run's fence. ARGV: record JSON, fence token ('' = unfenced), goal version,
-# plan version, summary JSON, cap.
+# KEYS: entries, index, seq counter, the project's plan fences (all the project's slot). ARGV: record JSON, fence
+# token ('' = unfenced), goal version, plan version, summary JSON, cap, run id. The run's own fence (its slot) was
+# checked just before; here a token older than one the run already appended with is refused, so a superseded
+# attempt stalled between the two checks is refused once its successor appended.
 _APPEND = """
-if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[2] then
-  return redis.error_reply('STALE fencing token ' .. ARGV[2])
+if ARGV[2] ~= '' then
+  local seen = redis.call('HGET', KEYS[4], ARGV[7])
+  if seen and tonumber(seen) > tonumber(ARGV[2]) then return redis.error_reply('STALE fencing token ' .. ARGV[2]) end
+  redis.call('HSET', KEYS[4], ARGV[7], ARGV[2])
 end
 local gv, pv, cap = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[6])
 local last = redis.call('LINDEX', KEYS[2], -1)
@@ -224,11 +228,14 @@ class PlanVersions:
             raise BadInput(f"the record is of run {rec.run_id}, the fence of run {fence.run_id}")
         k = self.keys
         try:
+            if fence is not None and opt_text(await self.r.get(k.run_fence(rec.run_id))) != str(fence.token):
+                raise StaleLease(f"run {rec.run_id}: attempt {fence.token} is no longer current")
             seq = await self._append(
                 keys=[k.project_plans(project_id), k.project_plans_index(project_id), k.project_plans_seq(project_id),
-                      k.run_fence(rec.run_id)],
+                      k.project_plan_fences(project_id)],
                 args=[rec.model_dump_json(exclude_unset=True), str(fence.token) if fence is not None else "",
-                      rec.goal_version, rec.plan_version, json.dumps(summarize(rec), ensure_ascii=False), self.cap])
+                      rec.goal_version, rec.plan_version, json.dumps(summarize(rec), ensure_ascii=False), self.cap,
+                      rec.run_id])
         except ResponseError as exc:
             if "STALE" in str(exc):
                 raise StaleLease(f"run {rec.run_id}: attempt {fence.token if fence else '?'} is no longer "

@@ -1,7 +1,8 @@
 """Per-tenant quotas in Redis: runs in flight, submission rate, upload bytes per day, disk bytes.
 
 Counting is self-healing: a tenant's accepted runs are a SET of run ids, and every count first drops the ids
-whose run record is terminal (or gone). Whatever path ends a run — delivery, cancel, failure, a worker giving
+whose run record is terminal (or gone) — read by the client (`prune_ended`), since the records are in the runs'
+slots, not the tenant's. Whatever path ends a run — delivery, cancel, failure, a worker giving
 up, the orphan sweep — the next count sees it, so a missed decrement can never lock a tenant out. The admission
 check runs inside `RunStore.accept_run`'s script (`ADMIT_LUA`), atomic with the acceptance itself.
 
@@ -16,47 +17,31 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import redis.asyncio as aioredis
 
 from tier2.events import TERMINAL_STATUSES
+from tier2.store.connect import get_each
 from tier2.store.keys import Keys
+from tier2.store.records import stored_status
+from tier2.store.replies import texts
 
-__all__ = ["ADMIT_LUA", "LIVE_COUNT_LUA", "RATE_WINDOW_MS", "Admission", "DiskGrant", "UploadCharge", "QuotaStore",
-           "retry_after_s", "utc_day", "seconds_to_next_utc_day"]
+__all__ = ["ADMIT_LUA", "RATE_WINDOW_MS", "Admission", "DiskGrant", "QuotaStore", "UploadCharge", "ended_runs",
+           "prune_ended", "retry_after_s", "seconds_to_next_utc_day", "utc_day"]
 
 #: The submission-rate window (a sliding log of acceptance times).
 RATE_WINDOW_MS = 60_000
 
-# Lua helpers shared by the admission and dispatch scripts. ``cfg`` is a decoded JSON table holding ``run``
-# (the run key as {prefix, suffix}) and ``terminal`` (a list of terminal statuses).
-LIVE_COUNT_LUA = """
-local function run_ended(cfg, run_id)
-  local raw = redis.call('GET', cfg.run[1] .. run_id .. cfg.run[2])
-  if not raw then return true end
-  local ok, rec = pcall(cjson.decode, raw)
-  local status = nil
-  if ok and type(rec) == 'table' then status = rec['status'] else status = string.match(raw, '"status": "(%a+)"') end
-  for _, t in ipairs(cfg.terminal) do if status == t then return true end end
-  return false
-end
-local function live_count(cfg, set_key)
-  local n = 0
-  for _, id in ipairs(redis.call('SMEMBERS', set_key)) do
-    if run_ended(cfg, id) then redis.call('SREM', set_key, id) else n = n + 1 end
-  end
-  return n
-end
-"""
-
 # tenant_admit(cfg, active_key, rate_key): nil when the run may be accepted, else {reason, detail}:
-# {'queue_full', <runs in flight>} or {'rate_limited', <ms of the oldest submission in the window>}.
+# {'queue_full', <runs in flight>} or {'rate_limited', <ms of the oldest submission in the window>}. The active
+# set was pruned of ended runs just before (`prune_ended`: run records live in other slots than the tenant's).
 # tenant_admitted(...) records the accepted run (call it in the same script, after the writes).
-ADMIT_LUA = LIVE_COUNT_LUA + """
+ADMIT_LUA = """
 local function tenant_admit(cfg, active_key, rate_key)
-  local active = live_count(cfg, active_key)
+  local active = redis.call('SCARD', active_key)
   if active >= cfg.max_queued then return {'queue_full', tostring(active)} end
   redis.call('ZREMRANGEBYSCORE', rate_key, '-inf', cfg.now_ms - cfg.window_ms)
   if redis.call('ZCARD', rate_key) >= cfg.per_minute then
@@ -70,6 +55,26 @@ local function tenant_admitted(cfg, active_key, rate_key, run_id)
   redis.call('PEXPIRE', rate_key, cfg.window_ms)
 end
 """
+
+
+async def ended_runs(client: aioredis.Redis, keys: Keys, run_ids: Collection[str]) -> set[str]:
+    """Of ``run_ids``, those whose record is terminal or gone (one GET each, pipelined: records live in many slots;
+    an unreadable record counts as live — never drop on doubt)."""
+    ids = sorted(run_ids)
+    raws = await get_each(client, [keys.run(rid) for rid in ids])
+    return {rid for rid, raw in zip(ids, raws, strict=True)
+            if raw is None or stored_status(raw) in TERMINAL_STATUSES}
+
+
+async def prune_ended(client: aioredis.Redis, keys: Keys, set_key: str) -> int:
+    """Drop the ended runs (`ended_runs`) from a set of run ids; how many are left. Safe without a lock: an ended
+    run never restarts, so what was seen ended stays ended; a run added meanwhile is simply not looked at."""
+    members = texts(await client.smembers(set_key))
+    ended = await ended_runs(client, keys, members)
+    if ended:
+        await client.srem(set_key, *ended)
+    return len(members) - len(ended)
+
 
 _CHARGE = """
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -137,8 +142,7 @@ class Admission:
 
     def script_config(self, keys: Keys, now: float) -> str:
         return json.dumps({"max_queued": self.max_queued, "per_minute": self.per_minute,
-                           "now_ms": int(now * 1000), "window_ms": RATE_WINDOW_MS,
-                           "run": keys.template("run"), "terminal": sorted(TERMINAL_STATUSES)})
+                           "now_ms": int(now * 1000), "window_ms": RATE_WINDOW_MS})
 
 
 @dataclass(frozen=True)
@@ -165,20 +169,16 @@ class QuotaStore:
     def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
         self.r, self.keys = client, keys
         self._charge = client.register_script(_CHARGE)
-        self._count = client.register_script(LIVE_COUNT_LUA + "return live_count(cjson.decode(ARGV[1]), KEYS[1])")
         self._reserve_disk = client.register_script(_RESERVE_DISK)
         self._disk_used = client.register_script(_DISK_LUA + "return disk_used(KEYS[1], tonumber(ARGV[1]), '')")
 
-    def _cfg(self) -> str:
-        return json.dumps({"run": self.keys.template("run"), "terminal": sorted(TERMINAL_STATUSES)})
-
     async def active(self, tenant: str) -> int:
         """The tenant's runs accepted and not yet ended (pruning ended ones)."""
-        return int(await self._count(keys=[self.keys.tenant_active(tenant)], args=[self._cfg()]))
+        return await prune_ended(self.r, self.keys, self.keys.tenant_active(tenant))
 
     async def running(self, tenant: str) -> int:
         """The tenant's runs handed to a worker and not yet ended (pruning ended ones)."""
-        return int(await self._count(keys=[self.keys.tenant_running(tenant)], args=[self._cfg()]))
+        return await prune_ended(self.r, self.keys, self.keys.tenant_running(tenant))
 
     async def uploads_today(self, tenant: str, now: float | None = None) -> int:
         return int(await self.r.get(self.keys.tenant_uploads(tenant, utc_day(now or time.time()))) or 0)

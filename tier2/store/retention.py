@@ -21,6 +21,7 @@ from typing import Final
 import redis.asyncio as aioredis
 
 from tier2.events import TERMINAL_STATUSES
+from tier2.store.connect import get_each
 from tier2.store.keys import Keys
 from tier2.store.records import stored_status
 from tier2.store.replies import members
@@ -70,7 +71,7 @@ class RetentionSweep:
             ids = members(await self.r.zrange(index, start, start + _CHUNK - 1))
             if not ids:
                 break
-            raws = await self.r.mget([self.keys.run(i) for i in ids])
+            raws = await get_each(self.r, [self.keys.run(i) for i in ids])
             gone = [i for i, raw in zip(ids, raws, strict=True) if raw is None]
             for run_id, raw in zip(ids, raws, strict=True):
                 if stored_status(raw) in TERMINAL_STATUSES:

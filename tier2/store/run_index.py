@@ -18,6 +18,7 @@ from typing import Final
 
 import redis.asyncio as aioredis
 
+from tier2.store.connect import get_each
 from tier2.store.keys import Keys
 from tier2.store.records import RunRecord, load_run_record
 from tier2.store.replies import members, opt_text, scored
@@ -84,7 +85,7 @@ class RunIndex:
             entries = await self._older(key, last, min(_CHUNK, scan - scanned))
             if not entries:
                 return RunPage(found, None, scanned)
-            raws = await self.r.mget([self.keys.run(run_id) for run_id, _ in entries])
+            raws = await get_each(self.r, [self.keys.run(run_id) for run_id, _ in entries])
             gone = [run_id for (run_id, _), raw in zip(entries, raws, strict=True) if raw is None]
             if gone:  # expired (tier2.store.retention): the index forgets them as it meets them
                 await self.r.zrem(key, *gone)
@@ -124,7 +125,7 @@ class RunIndex:
             if not ids:
                 break
             start += len(ids)
-            raws = await self.r.mget([self.keys.run(i) for i in ids])
+            raws = await get_each(self.r, [self.keys.run(i) for i in ids])
             async with self.r.pipeline(transaction=False) as p:
                 queued = 0
                 for raw in raws:

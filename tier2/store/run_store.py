@@ -7,22 +7,24 @@ any id see no gap and no duplicate.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
 from tier2.errors import RedisUnavailable, StaleLease
 from tier2.events import EVENT_ADAPTER, Tier2Event
+from tier2.store.accept import ACCEPT_GRACE_S, AcceptAborted, Accepted, Acceptor, AcceptOutcome, AcceptPlan
 from tier2.store.connect import connect
 from tier2.store.keys import SCHEMA_VERSION, Keys
 from tier2.store.lifecycle import TERMINAL, check_transition
-from tier2.store.quotas import ADMIT_LUA, Admission
+from tier2.store.quotas import Admission
 from tier2.store.records import (
     RUN_RECORD_VERSION,
     ProjectFields,
@@ -32,16 +34,31 @@ from tier2.store.records import (
     ThreadRecord,
     load_run_record,
 )
-from tier2.store.replies import opt_text, stream_entries, texts, xread_entries
+from tier2.store.replies import opt_text, stream_entries, text, texts, xread_entries
 
 __all__ = ["ID_PATTERN", "AcceptOutcome", "Accepted", "Durability", "Fence", "RunStore"]
-
-AcceptOutcome = Literal["created", "replay", "busy", "queue_full", "rate_limited", "not_replicated"]
 
 #: the ids tier2 hands out (runs, threads, projects): letters, digits and ``_ . : -``, at most 64 characters;
 #: anything else is never looked up (a tenant-scoped read of a malformed id is simply None)
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 _ID = re.compile(ID_PATTERN)
+
+# KEYS: run, cancel flag, then the event keys of `_APPEND`. ARGV: sha1 of the record read, the new record JSON,
+# event JSON ('' = none), dedup token of the event. 'done' (or a retry of a done call), or 'changed'.
+_CANCEL = """
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[7], ARGV[4]) then return 'done' end
+local raw = redis.call('GET', KEYS[1])
+if not raw or redis.sha1hex(raw) ~= ARGV[1] then return 'changed' end
+redis.call('SET', KEYS[2], '1')
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+if ARGV[3] ~= '' then
+  local seq = redis.call('INCR', KEYS[3])
+  redis.call('HSET', KEYS[7], ARGV[4], seq)
+  redis.call('XADD', KEYS[4], seq .. '-0', 'e', ARGV[3])
+  redis.call('PUBLISH', KEYS[5], seq .. ' ' .. ARGV[3])
+end
+return 'done'
+"""
 
 _APPEND = """
 if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[2] then
@@ -58,49 +75,6 @@ return seq
 """
 
 
-# Accept = durable (transactional outbox): the idempotency record (optional), the run record, the index entry,
-# the project's one-writer marker and the dispatch entry workers consume are written in one script, or none is.
-# KEYS: idem (or ''), run, runs index, project active marker, dispatch stream, thread (or ''), thread runs,
-#       tenant active set and submissions window (or '', '': no tenant limits; `store.quotas`), the tenant's runs
-#       index (or '': a run without tenant; `store.run_index`).
-# ARGV: idem JSON, run JSON, created_at, run id, dispatch (1/0), thread JSON, tenant, admission JSON (or ''),
-#       run key prefix (`Keys.run("")`).
-# The marker is taken over when the run it names is terminal or unknown, so a project is never locked forever.
-_CREATE = ADMIT_LUA + """
-if KEYS[1] ~= '' then
-  local existing = redis.call('GET', KEYS[1])
-  if existing then return {'replay', existing} end
-end
-if redis.call('EXISTS', KEYS[2]) == 1 then return {'created', ''} end  -- a retried call: already committed
-local active = redis.call('GET', KEYS[4])
-if active and active ~= ARGV[4] then
-  -- the marker names its run: it holds only while that run is not terminal (a dead owner's marker is taken over)
-  local holder = redis.call('GET', ARGV[9] .. active)
-  local status = holder and cjson.decode(holder)['status']
-  if holder and status ~= 'delivered' and status ~= 'failed' and status ~= 'stopped' then
-    return {'busy', active}
-  end
-end
-local quota = ARGV[8] ~= '' and cjson.decode(ARGV[8]) or nil
-if quota then
-  local refused = tenant_admit(quota, KEYS[8], KEYS[9])
-  if refused then return refused end
-end
-if KEYS[1] ~= '' then redis.call('SET', KEYS[1], ARGV[1]) end
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
-if KEYS[10] ~= '' then redis.call('ZADD', KEYS[10], ARGV[3], ARGV[4]) end
-redis.call('SET', KEYS[4], ARGV[4])
-if KEYS[6] ~= '' then
-  redis.call('SET', KEYS[6], ARGV[6], 'NX')
-  redis.call('RPUSH', KEYS[7], ARGV[4])
-end
-if quota then tenant_admitted(quota, KEYS[8], KEYS[9], ARGV[4]) end
-if ARGV[5] == '1' then redis.call('XADD', KEYS[5], '*', 'run_id', ARGV[4], 'tenant', ARGV[7]) end
-return {'created', ''}
-"""
-
-
 def resilient_client(url: str, outage_s: float = 20.0) -> aioredis.Redis:
     """A client that rides out a Redis restart or failover (`tier2.store.connect`, any ``REDIS_URL`` form):
     commands are retried on connection errors with backoff for about ``outage_s``. Retried writes must be
@@ -114,19 +88,6 @@ class Fence:
 
     run_id: str
     token: int
-
-
-@dataclass(frozen=True)
-class Accepted:
-    """Outcome of `RunStore.accept_run`: ``created``, ``replay`` (same Idempotency-Key), ``busy`` (project), or
-    a tenant limit (`store.quotas`): ``queue_full`` (``detail``: runs in flight) or ``rate_limited``
-    (``detail``: time in ms of the oldest submission in the window); ``not_replicated``: written on the primary,
-    but fewer than `Durability.min_replicas` replicas acknowledged it in time (``detail``: how many did)."""
-
-    outcome: AcceptOutcome
-    idempotency: dict[str, Any] | None = None
-    active_run: str | None = None
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -150,7 +111,8 @@ class RunStore:
         self.durability = durability or Durability()
         self.retention_s = retention_s
         self._append = client.register_script(_APPEND)
-        self._create = client.register_script(_CREATE)
+        self._cancel = client.register_script(_CANCEL)
+        self._acceptor = Acceptor(client, self.keys)
 
     @classmethod
     def from_url(cls, url: str, keys: Keys | None = None, durability: Durability | None = None,
@@ -166,86 +128,67 @@ class RunStore:
         response: dict[str, Any] | None = None, thread: tuple[str, ThreadFields] | None = None,
         admission: Admission | None = None,
     ) -> Accepted:
-        """Commit a new run atomically: record, index, one-writer marker of its project, optional idempotency
-        record and (``dispatch``) the outbox entry a worker will take. Nothing is written when the key was used
-        already (``replay``, with the stored record), another live run is writing the project (``busy``) or the
-        tenant is at a limit of ``admission`` (``queue_full``, ``rate_limited``); a marker naming a terminal or
-        unknown run is taken over."""
+        """Commit a new run: record, index, one-writer marker of its project, optional idempotency record and
+        (``dispatch``) the outbox entry a worker will take, in the one-slot steps of `tier2.store.accept` (a crash
+        between two is completed or undone by `complete_accepts`). Nothing is left when the key was used already
+        (``replay``, with the stored record), another live run is writing the project (``busy``) or the tenant is
+        at a limit of ``admission`` (``queue_full``, ``rate_limited``); a marker naming a terminal or unknown run
+        is taken over."""
         now = time.time()
         payload = RunRecord.model_validate({"run_id": run_id, "created_at": now, **record,
                                             "schema_version": RUN_RECORD_VERSION}).dump()
         idem = {"schema_version": SCHEMA_VERSION, "body_sha": body_sha, "run_id": run_id, "response": response}
-        k = self.keys
-        idem_key_name = k.idempotency(tenant or "", idem_key) if idem_key is not None else ""
         thread_id, thread_record = thread or ("", None)
         thread_payload = {"schema_version": SCHEMA_VERSION, "thread_id": thread_id, "created_at": now,
                           **(thread_record or {})}
-        script_keys = [idem_key_name, k.run(run_id), k.runs_index(), k.project_active(project_id), k.dispatch(),
-                       k.thread(thread_id) if thread_id else "", k.thread_runs(thread_id) if thread_id else "",
-                       *(admission.script_keys(k) if admission is not None else ["", ""]),
-                       k.tenant_runs(tenant) if tenant else ""]
-        script_args: list[str | float] = [json.dumps(idem), json.dumps(payload), now, run_id, "1" if dispatch else "0",
-                       json.dumps(thread_payload), tenant or "",
-                       admission.script_config(k, now) if admission is not None else "", k.run("")]
-        want = self.durability.min_replicas
+        plan = AcceptPlan(run_id=run_id, project_id=project_id, tenant=tenant, created_at=now, dispatch=dispatch,
+                          idem_key=idem_key, idem_json=json.dumps(idem), thread_id=thread_id,
+                          thread_json=json.dumps(thread_payload) if thread_id else "",
+                          admission=admission.script_config(self.keys, now) if admission is not None else "",
+                          quota_tenant=admission.tenant if admission is not None else "")
         try:
-            if want <= 0:
-                outcome, extra = await self._create(keys=script_keys, args=script_args)
-            else:  # WAIT counts the writes of its own connection: the script and WAIT go down one pipeline
-                async with self.r.pipeline(transaction=False) as p:
-                    await self._create(keys=script_keys, args=script_args, client=p)
-                    p.execute_command("WAIT", want, self.durability.replica_timeout_ms)
-                    (outcome, extra), acked = await p.execute()
-                if outcome == "created" and int(acked) < want:
-                    return Accepted("not_replicated", idempotency=idem, detail=str(acked))
-        except (RedisError, OSError) as exc:
+            return await self._acceptor.accept(plan, json.dumps(payload), admission, self.durability.min_replicas,
+                                               self.durability.replica_timeout_ms)
+        except (RedisError, OSError, AcceptAborted) as exc:
             raise RedisUnavailable(f"cannot write run record: {exc}") from exc
-        if outcome == "replay":
-            return Accepted("replay", idempotency=json.loads(extra))
-        if outcome == "busy":
-            return Accepted("busy", active_run=extra)
-        if outcome == "queue_full":
-            return Accepted("queue_full", detail=str(extra))
-        if outcome == "rate_limited":
-            return Accepted("rate_limited", detail=str(extra))
-        return Accepted("created", idempotency=idem)
 
-    async def release_project(self, project_id: str, run_id: str) -> None:
-        """Drop the project's one-writer marker if this run still holds it (runs end through
-        `tier2.store.finish.finish_run`, which does this atomically with the terminal write)."""
-        await self.r.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end "
-                          "return 0", 1, self.keys.project_active(project_id), run_id)
+    async def complete_accepts(self, grace_s: float = ACCEPT_GRACE_S) -> dict[str, str]:
+        """Complete or undo the acceptances a crash stopped half-way (`tier2.store.accept`)."""
+        return await self._acceptor.complete_accepts(grace_s)
+
+    async def release_project(self, project_id: str, run_id: str) -> bool:
+        """Drop the project's one-writer marker if this run still holds it (`tier2.store.finish.finish_run` does
+        it right after the terminal write); whether it did."""
+        script = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+        return bool(await self.r.eval(script, 1, self.keys.project_active(project_id), run_id))
 
     async def request_cancel(self, run_id: str, event: Tier2Event | None = None) -> RunRecord | None:
-        """Ask the run to stop, in one transaction: the durable cancel flag (the worker running, or next taking, the
-        run reacts to it), the record's ``cancel_requested`` and ``event`` (if given) are written together or not at
-        all, and only while the run has not ended — the record key is watched, so a run ending meanwhile aborts the
-        write and the retry sees it ended. Returns the record as it was before (None when the run is unknown: nothing
-        written); a terminal record is returned with nothing written."""
+        """Ask the run to stop, in one script on the run's slot (`_CANCEL`): the durable cancel flag (the worker
+        running, or next taking, the run reacts to it), the record's ``cancel_requested`` and ``event`` (if given)
+        are written together or not at all, and only while the run has not ended — the script writes only over the
+        record this call read (its sha1), so a run ending meanwhile makes the call read it again and see it ended.
+        Returns the record as it was before (None when the run is unknown: nothing written); a terminal record is
+        returned with nothing written."""
         k = self.keys
         key = k.run(run_id)
+        token = uuid.uuid4().hex  # a retry of this call (lost reply) is recognised by the event's dedup token
         try:
-            async with self.r.pipeline(transaction=True) as p:
-                while True:
-                    try:
-                        await p.watch(key)
-                        raw = await p.get(key)
-                        if not raw:
-                            return None
-                        current = load_run_record(raw)
-                        if current.status in TERMINAL:
-                            return current
-                        merged = {**current.dump(), "cancel_requested": True, "updated_at": time.time()}
-                        p.multi()  # type: ignore[no-untyped-call]  # redis-py: Pipeline.multi is unannotated
-                        p.set(k.run_cancel(run_id), "1")
-                        p.set(key, json.dumps(RunRecord.model_validate(merged).dump()))
-                        if event is not None:
-                            await self._append(keys=self._append_keys(run_id), client=p,
-                                               args=[event.model_dump_json(), "", uuid.uuid4().hex])
-                        await p.execute()
-                        return current
-                    except aioredis.WatchError:
-                        continue
+            for _ in range(50):
+                raw = opt_text(await self.r.get(key))
+                if not raw:
+                    return None
+                current = load_run_record(raw)
+                if current.status in TERMINAL:
+                    return current
+                merged = {**current.dump(), "cancel_requested": True, "updated_at": time.time()}
+                outcome = text(await self._cancel(
+                    keys=[key, k.run_cancel(run_id), *self._append_keys(run_id)],
+                    args=[hashlib.sha1(raw.encode()).hexdigest(), json.dumps(RunRecord.model_validate(merged).dump()),  # noqa: S324
+                          event.model_dump_json() if event is not None else "", token]))
+                if outcome == "done":
+                    return current
+                # "changed": the record moved between the read and the script: read it again
+            raise RedisUnavailable(f"cannot cancel run {run_id}: the record kept changing")
         except (RedisError, OSError) as exc:
             raise RedisUnavailable(f"cannot cancel run {run_id}: {exc}") from exc
 

@@ -26,13 +26,16 @@ import redis.asyncio as aioredis
 
 from tier2.errors import QuotaExceeded
 from tier2.settings.tenants import LOCAL_TENANT, TenantLimits
+from tier2.store.connect import get_each
 from tier2.store.keys import Keys
 from tier2.store.snapshot_gc import SnapshotGC
 
 __all__ = ["SnapshotLimits", "SnapshotStore"]
 
-# KEYS: stamps, sizes, bytes, clock, tree, run snaps, snapshot tenants, tenant's snapshot runs. ARGV: cfg JSON,
-# manifest, then the data of cfg.given (in order).
+# KEYS: stamps, sizes, bytes, clock, tree, tenant's snapshot runs (all the tenant's slot). ARGV: cfg JSON,
+# manifest, then the data of cfg.given (in order). The run's index of its snapshots (its slot) and the set of
+# snapshot tenants (the globals') were written just before, in that order: a GC pass that reads the run's index
+# after this script sees the snapshot; one that read it before began before the stamps (kept by them).
 # -> {'ok', new blobs, used} | {'missing', JSON digests} | {'quota', used, needed}
 _PUT = """
 local cfg = cjson.decode(ARGV[1])
@@ -66,13 +69,8 @@ else
 end
 redis.call('ZADD', KEYS[1], stamp, 't:' .. cfg.sid)
 charge('t:' .. cfg.sid, redis.call('STRLEN', KEYS[5]))
-if cfg.run ~= '' then
-  redis.call('SADD', KEYS[6], cfg.sid)
-  redis.call('PEXPIRE', KEYS[6], cfg.ttl_ms)
-  redis.call('SADD', KEYS[8], cfg.run)
-end
-redis.call('SADD', KEYS[7], cfg.tenant)
-for _, k in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[8]}) do redis.call('PEXPIRE', k, cfg.ttl_ms * 2) end
+if cfg.run ~= '' then redis.call('SADD', KEYS[6], cfg.run) end
+for _, k in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[6]}) do redis.call('PEXPIRE', k, cfg.ttl_ms * 2) end
 return {'ok', tostring(#fresh), redis.call('GET', KEYS[3])}
 """
 
@@ -111,12 +109,16 @@ class SnapshotStore:
         digests = sorted(blobs)
         given = [d for d in digests if d not in self.known]
         collected = False
+        await self.r.sadd(self.keys.snap_tenants(), self.tenant)
+        if self.run_id:  # before the tenant's script: the GC keeps what a live run's index names
+            async with self.r.pipeline(transaction=False) as p:
+                p.sadd(self.keys.run_snapshots(self.run_id), snapshot_id)
+                p.pexpire(self.keys.run_snapshots(self.run_id), self.limits.ttl_s * 1000)
+                await p.execute()
         for _ in range(4):
             keys = [self.keys.snap_stamps(self.tenant), self.keys.snap_sizes(self.tenant),
                     self.keys.snap_bytes(self.tenant), self.keys.snap_clock(self.tenant),
-                    self.keys.snap_tree(self.tenant, snapshot_id),
-                    self.keys.run_snapshots(self.run_id or "-"), self.keys.snap_tenants(),
-                    self.keys.snap_runs(self.tenant)]
+                    self.keys.snap_tree(self.tenant, snapshot_id), self.keys.snap_runs(self.tenant)]
             args: list[Any] = [self._config(snapshot_id, digests, given), manifest_json,
                                *(blobs[d].decode("latin-1") for d in given)]  # bytes-exact over a str client
             reply = await self._put(keys=keys, args=args)
@@ -151,8 +153,8 @@ class SnapshotStore:
         values: list[Any] = await self.r.mget([self.keys.snap_blob(self.tenant, d) for d in digests])
         absent = [d for d, v in zip(digests, values, strict=True) if v is None]
         if absent:  # stored before snapshots were per tenant
-            legacy = dict(zip(absent, await self.r.mget([self.keys.legacy_snap_blob(d) for d in absent]),
-                              strict=True))
+            legacy = dict(zip(absent, await get_each(self.r, [self.keys.legacy_snap_blob(d) for d in absent]),
+                              strict=True))  # untagged names: one GET each (many slots)
             values = [legacy[d] if v is None else v for d, v in zip(digests, values, strict=True)]
         missing = [d for d, v in zip(digests, values, strict=True) if v is None]
         if missing:

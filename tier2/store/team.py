@@ -36,10 +36,10 @@ class AgentKeys(Keys):
     agent: str = ""
 
     def run_checkpoints(self, run_id: str) -> str:
-        return f"{self.prefix}:run:{run_id}:checkpoints:{self.agent}"
+        return self.run_agent_checkpoints(run_id, self.agent)
 
     def run_latest(self, run_id: str) -> str:
-        return f"{self.prefix}:run:{run_id}:checkpoint:latest:{self.agent}"
+        return self.run_agent_latest(run_id, self.agent)
 
 
 def agent_checkpoints(client: aioredis.Redis, keys: Keys, run_id: str, agent: str) -> CheckpointStore:
@@ -71,8 +71,8 @@ class TeamMailbox:
     def __init__(self, client: aioredis.Redis, keys: Keys, run_id: str, member: str = "leader",
                  fence: Fence | None = None) -> None:
         self.r, self.run_id, self.fence = client, run_id, fence
-        base = f"{keys.prefix}:run:{run_id}:team:{member}"
-        self.k_inbox, self.k_closed, self.k_fence = base + ":inbox", base + ":closed", keys.run_fence(run_id)
+        self.k_inbox, self.k_closed = keys.run_team(run_id, member, "inbox"), keys.run_team(run_id, member, "closed")
+        self.k_fence = keys.run_fence(run_id)
         self._post = client.register_script(_POST)
         self._close = client.register_script(_CLOSE)
         self.cursor = 0  # messages this reader has taken

@@ -47,6 +47,9 @@ class ChaosConfig:
     max_kills: int = 1000
     seed: int = 7
     timeout_s: float = 3600.0
+    #: a store of the caller's (a Redis Cluster: `RedisShards.url`) instead of a private redis-server; it is not
+    #: restarted (``redis_restarts`` must be 0)
+    redis_url: str | None = None
 
 
 @dataclass
@@ -179,7 +182,9 @@ def run_chaos(root: Path, cfg: ChaosConfig, log: Any = print) -> ChaosReport:
     rep = ChaosReport(runs=cfg.runs)
     policy = {"durability": {"lease_ttl_s": cfg.lease_ttl_s, "heartbeat_s": cfg.lease_ttl_s / 4,
                              "max_attempts": 50}}
-    with LocalCluster(root, policy=policy) as c:
+    if cfg.redis_url is not None and cfg.redis_restarts:
+        raise ValueError("the drill restarts only a redis-server of its own: redis_restarts=0 with redis_url")
+    with LocalCluster(root, policy=policy, redis_url=cfg.redis_url) as c:
         c.start_service(workers=0)
         for _ in range(cfg.workers):
             c.start_worker()

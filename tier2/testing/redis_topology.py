@@ -104,7 +104,9 @@ class _Procs:
 
 
 class RedisShards:
-    """A Redis Cluster of ``primaries`` nodes (no replicas), its slots spread by ``redis-cli --cluster create``."""
+    """A Redis Cluster of ``primaries`` nodes (no replicas), its slots spread by ``redis-cli --cluster create``;
+    one primary holds every slot itself (``CLUSTER ADDSLOTSRANGE``): a plain client reaches all keys on it, and
+    the server still refuses any script, ``MULTI`` or multi-key command over two slots (the key-slot test)."""
 
     def __init__(self, root: Path, primaries: int = 3) -> None:
         self._procs = _Procs(root)
@@ -118,8 +120,11 @@ class RedisShards:
         for port in self.ports:
             self._procs.spawn(port, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                               "--cluster-node-timeout", "2000", "--appendonly", "yes", "--appendfsync", "always")
-        subprocess.run(["redis-cli", "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
-                        "--cluster-replicas", "0", "--cluster-yes"], check=True, capture_output=True, timeout=60)
+        if len(self.ports) == 1:
+            _cmd(self.ports[0], "CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+        else:
+            subprocess.run(["redis-cli", "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
+                            "--cluster-replicas", "0", "--cluster-yes"], check=True, capture_output=True, timeout=60)
 
         def ready() -> bool:
             return all("cluster_state:ok" in _cmd(p, "CLUSTER", "INFO") for p in self.ports)

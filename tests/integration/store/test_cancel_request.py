@@ -1,5 +1,5 @@
-"""The cancel request is one transaction: the durable flag, the record's ``cancel_requested`` and the event are
-written together, and only while the run has not ended (a run ending meanwhile aborts the write)."""
+"""The cancel request is one script: the durable flag, the record's ``cancel_requested`` and the event are written
+together, and only while the run has not ended (a run ending meanwhile makes the write read the record again)."""
 
 from __future__ import annotations
 
@@ -76,15 +76,15 @@ async def test_a_run_ending_between_read_and_write_aborts_the_cancel(store: RunS
         return real(raw)
 
     monkeypatch.setattr(run_store_mod, "load_run_record", racing)
-    # run the competing finish before the transaction executes: await it from the pipeline's execute
-    orig_execute = aioredis.client.Pipeline.execute
+    # run the competing finish before the script runs: await it from the script's call
+    orig_cancel = store._cancel
 
-    async def execute(self: Any, raise_on_error: bool = True) -> Any:
+    async def cancel_script(*args: Any, **kwargs: Any) -> Any:
         while pending:
             await pending.pop()
-        return await orig_execute(self, raise_on_error)
+        return await orig_cancel(*args, **kwargs)
 
-    monkeypatch.setattr(aioredis.client.Pipeline, "execute", execute)
+    monkeypatch.setattr(store, "_cancel", cancel_script)
     before = await store.request_cancel("r-1", CancelRequested(run_id="r-1", by="t1"))
     assert calls == 2                                      # read, aborted by the finish, read again
     assert before is not None and before.status == "delivered"

@@ -51,7 +51,7 @@ async def _ttls(store: RunStore, run_id: str) -> dict[str, int]:
             continue
         ttl = int(await store.r.ttl(key))
         if ttl != -2:
-            out[key.rsplit(run_id, 1)[-1] or "record"] = ttl
+            out[key.rsplit(run_id + "}", 1)[-1] or "record"] = ttl
     return out
 
 

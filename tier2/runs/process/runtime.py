@@ -18,6 +18,7 @@ from tier2.settings.secrets import Redactor
 from tier2.store.cases import CaseStore
 from tier2.store.connect import is_cluster
 from tier2.store.keys import Keys
+from tier2.store.layout import migrate_layout
 from tier2.store.run_store import Durability, RunStore
 from tier2.workspace import secure_workspaces_root
 
@@ -102,10 +103,10 @@ def load_packs(settings: Settings, security: SecurityConfig) -> dict[str, Pack]:
 @contextlib.asynccontextmanager
 async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = None) -> AsyncIterator[Runtime]:
     """Load config and the pack, check the toolchain and browser, connect the store; close all on exit."""
-    if is_cluster(redis_url):  # CROSSSLOT at the first script otherwise: say it at start, plainly
-        raise SetupError("REDIS_URL names a Redis Cluster: tier2's keys are not hash-tagged for one yet (its scripts "
-                         "touch several slots); use one server or Sentinel (docs/operations.md §14)")
     security = load_security(settings.config_dir)
+    if is_cluster(redis_url) and security.redis.min_replicas > 0:  # WAIT counts one node's writes: say it plainly
+        raise SetupError("[redis] min_replicas needs one server or Sentinel: on a Redis Cluster an acceptance writes "
+                         "to several primaries and WAIT covers one (docs/operations.md §14)")
     secure_workspaces_root(settings.workspaces)  # 0700: projects and agent homes are reached only by tier2
     policies = PolicyStore(settings.config_dir, security)
     policy = policies.snapshot()  # fail fast on a broken policy (or one above a ceiling)
@@ -119,6 +120,11 @@ async def open_runtime(settings: Settings, redis_url: str, keys: Keys | None = N
     store = RunStore.from_url(redis_url, keys or Keys(prefix=settings.key_prefix),
                               Durability(security.redis.min_replicas, security.redis.replica_timeout_ms),
                               retention_s=security.retention.run_ttl_s)
+    try:  # keys written before the hash tags get their tagged names (once; idempotent)
+        await migrate_layout(store.r, store.keys, cluster=is_cluster(redis_url))
+    except BaseException:
+        await store.close()
+        raise
     pool = BrowserPool(chromium, security.browser.args, isolation=security.sandbox.isolation)
     key_envs = [r.api_key_env for r in policies.snapshot().models.values() if r.api_key_env]
     redactor = Redactor.from_env(security.secrets.env_patterns, [*key_envs, "TIER2_API_KEYS", "TIER2_STREAM_SECRET"])

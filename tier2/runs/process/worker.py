@@ -82,6 +82,7 @@ class Worker:
         await self.dispatcher.ensure_group()
         await self._collect_snapshots()
         await self._bound_retention()
+        await self._complete_accepts()
         await sweep_run_containers(self.rt)  # executors of attempts that died with an earlier worker
         log.info("worker %s consuming %s", self.name, self.rt.store.keys.dispatch())
         try:
@@ -121,6 +122,17 @@ class Worker:
         except (RedisError, OSError) as exc:
             log.warning("worker %s: retention sweep failed (%s)", self.name, exc)
 
+    async def _complete_accepts(self) -> None:
+        """Acceptances a crash stopped half-way (`tier2.store.accept`): rolled forward or undone, at worker start
+        and after every run this worker ends. A failure is logged: the next call retries."""
+        try:
+            done = await self.rt.store.complete_accepts()
+            if done:
+                log.info("worker %s: completed or undid %d interrupted acceptance(s): %s", self.name, len(done),
+                         ", ".join(f"{rid} {how}" for rid, how in sorted(done.items())))
+        except (RedisError, OSError) as exc:
+            log.warning("worker %s: completing interrupted acceptances failed (%s)", self.name, exc)
+
     async def _collect_snapshots(self) -> None:
         """One snapshot GC pass over every tenant when the worker starts (runs that ended without a session to
         collect after them — given up, cancelled while queued — and snapshot keys from before tenants, which get
@@ -144,6 +156,7 @@ class Worker:
             await self.dispatcher.trim()
         except (RedisError, OSError) as exc:
             log.warning("worker %s: dispatch stream trim failed (%s); the next run's end retries", self.name, exc)
+        await self._complete_accepts()
 
     async def _handle(self, entry_id: str, run_id: str) -> None:
         store = self.rt.store
