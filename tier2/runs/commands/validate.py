@@ -8,12 +8,27 @@ from pathlib import Path
 from tier2.browser import BrowserPool, find_chromium
 from tier2.errors import BadInput
 from tier2.hostio import ProjectDir
-from tier2.packs import load_pack
+from tier2.packs import Pack, load_pack
+from tier2.packs.registry import load_installed
 from tier2.settings.loader import PolicyStore, Settings, load_security
 from tier2.validators import ValidationReport, ValidationRunner
 from tier2.validators.runner import Mode
+from tier2.workspace.projects import pack_imported, project_pack
 
 __all__ = ["validate_path"]
+
+
+def _pack_of(settings: Settings, local: Path) -> Pack:
+    """The pack that reads a project folder: the one it was made with (its ``.tier2/project.json``), else the one
+    installed pack whose engine its sources import, else the configured pack (a URL, or a game of no pack's
+    engine: generic mode then chooses the engine adapter by evidence)."""
+    configured = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
+    if not local.is_dir():
+        return configured
+    named = project_pack(local)
+    if named is not None and (settings.packs_dir / named / "pack.yaml").is_file():
+        return load_pack(settings.packs_dir, named)
+    return pack_imported(local, load_installed(settings.packs_dir)[0]) or configured
 
 
 async def validate_path(settings: Settings, target: str, out: Path | None = None, mode: Mode = "auto",
@@ -23,9 +38,9 @@ async def validate_path(settings: Settings, target: str, out: Path | None = None
     if mode not in ("auto", "contract", "generic"):
         raise BadInput(f"unknown mode {mode!r}: use auto, contract or generic")
     security = load_security(settings.config_dir)
-    pack = load_pack(settings.packs_dir, settings.pack_id, settings.skills_dir)
-    pack.check_toolchain()
     local = Path(target).expanduser()
+    pack = _pack_of(settings, local)
+    pack.check_toolchain()
     if out is None:
         if local.is_dir() and ProjectDir(local).is_dir(".tier2"):
             out = local / ".tier2" / "reports" / "validate"
