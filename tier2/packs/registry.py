@@ -10,6 +10,7 @@ import functools
 import hashlib
 import json
 import shutil
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from tier2.packs.skills import check_skill, core_skill_dirs
 from tier2.settings.loader import Settings, load_security
 
 __all__ = ["PIN_FILES", "Pack", "allowed_packs", "configured_pack", "installed_pack_ids", "load_installed", "load_pack",
-           "loaded_packs", "pack_by_ref", "pins_hash"]
+           "loaded_packs", "pack_by_ref", "pack_of_engine_modules", "pins_hash"]
 
 #: the files of a pack that pin what a build uses (engine version, build profile, exact npm packages)
 PIN_FILES = ("pack.yaml", "package.json", "package-lock.json")
@@ -197,6 +198,14 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
             raise PackError(f"pack {pack.ref}: skill {skill.name} has the name of a core skill (skills/)")
     _LOADED[pack.ref] = pack
     return pack
+
+
+def pack_of_engine_modules(modules: Iterable[str], packs: Sequence[Pack]) -> Pack | None:
+    """The one pack among ``packs`` whose engine package (``engine.name`` of its manifest) is among ``modules``
+    (npm package names a project depends on or imports); None when none or several are."""
+    names = set(modules)
+    found = [p for p in packs if p.manifest.engine.name in names]
+    return found[0] if len(found) == 1 else None
 
 
 def installed_pack_ids(packs_dir: Path) -> list[str]:

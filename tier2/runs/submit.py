@@ -21,8 +21,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from tier2.errors import ApiError, BadInput, Conflict, ErrorCode, NotFound
+from tier2.packs.registry import installed_pack_ids
 from tier2.runs.loop.sandboxing import choose_workspace
-from tier2.runs.process.runtime import Runtime, installed_packs
+from tier2.runs.process.runtime import Runtime
 from tier2.runs.request import new_run_id, validate_brief
 from tier2.runs.tenancy import admit_run, ensure_disk_room, refusal
 from tier2.settings.loader import BudgetOverride
@@ -93,7 +94,7 @@ def served_pack(rt: Runtime, asked: str) -> str:
     a brief for one engine is never built with another."""
     if asked in rt.packs or asked == rt.pack.id:
         return asked
-    installed = installed_packs(rt.settings)
+    installed = installed_pack_ids(rt.settings.packs_dir)
     if asked not in installed:
         raise BadInput(f"pack {asked!r} is not installed (installed: {', '.join(installed)})")
     if asked not in rt.security.allowed_packs:

@@ -26,7 +26,7 @@ from tier2.browser.session import SERVED_ORIGIN
 from tier2.errors import BadInput
 from tier2.hostio import ProjectDir
 from tier2.packs import Pack
-from tier2.packs.registry import load_installed
+from tier2.packs.registry import load_installed, pack_of_engine_modules
 from tier2.toolchain import BuildResult, run_build
 from tier2.toolchain.generic import build_generic_project
 from tier2.validators.base import ProbeMode
@@ -92,8 +92,7 @@ def engine_pack(project: Path, kind: SiteKind, pack: Pack) -> Pack:
     except (OSError, ValueError, AttributeError, TypeError):
         pass
     packs = [pack, *(p for p in load_installed(pack.root.parent)[0] if p.id != pack.id)]
-    found = [p for p in packs if p.manifest.engine.name in names]
-    return found[0] if len(found) == 1 else pack
+    return pack_of_engine_modules(names, packs) or pack
 
 
 async def resolve_target(raw: str, pack: Pack, work_dir: Path, build_timeout_s: float = 60.0) -> Target:

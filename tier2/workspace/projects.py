@@ -19,6 +19,7 @@ from typing import TypedDict
 from tier2.errors import BadInput
 from tier2.hostio import ProjectDir
 from tier2.packs import Pack
+from tier2.packs.registry import pack_of_engine_modules
 
 __all__ = ["ProjectInfo", "new_project", "adopt_project", "read_project", "project_pack", "pack_imported", "snapshot",
            "project_id_for", "SNAPSHOT_EXCLUDES"]
@@ -117,23 +118,31 @@ _IMPORT_SCAN_FILES, _IMPORT_SCAN_BYTES = 400, 200_000
 
 
 def pack_imported(path: Path, packs: Sequence[Pack]) -> Pack | None:
-    """The one pack among ``packs`` whose engine module (``engine.name`` in its manifest, or a subpath of it) the
-    sources of the project at ``path`` import — statically or dynamically — under the pack's entry's folder; None
-    when none or several do (an uploaded project says which engine it is written for only this way)."""
+    """The one pack among ``packs`` whose engine package (`tier2.packs.registry.pack_of_engine_modules`) the sources
+    of the project at ``path`` import — statically or dynamically, the package or a subpath of it — under the packs'
+    entry folders; None when none or several do (an uploaded project says which engine it is written for this way)."""
     pdir = ProjectDir(path)
-    texts: list[str] = []
+    modules: set[str] = set()
+    read = 0
     for top in sorted({Path(p.manifest.build.entry).parts[0] for p in packs}):
         for rel, st in pdir.walk(top):
-            if (len(texts) < _IMPORT_SCAN_FILES and rel.endswith((".js", ".mjs", ".ts"))
+            if (read < _IMPORT_SCAN_FILES and rel.endswith((".js", ".mjs", ".ts"))
                     and st.st_size <= _IMPORT_SCAN_BYTES):
+                read += 1
                 with contextlib.suppress(OSError, ValueError):  # changed meanwhile: not evidence
-                    texts.append(pdir.read_text(rel, max_bytes=_IMPORT_SCAN_BYTES, errors="replace"))
-    found = [p for p in packs if any(_imports(p.manifest.engine.name).search(t) for t in texts)]
-    return found[0] if len(found) == 1 else None
+                    text = pdir.read_text(rel, max_bytes=_IMPORT_SCAN_BYTES, errors="replace")
+                    modules |= {_package(m) for m in _IMPORT.findall(text)}
+    return pack_of_engine_modules(modules, packs)
 
 
-def _imports(module: str) -> re.Pattern[str]:
-    return re.compile(r"""(?:\bfrom|\bimport)\s*\(?\s*["']""" + re.escape(module) + r"""(?:/[^"']*)?["']""")
+#: a bare module specifier after ``from``, ``import`` or ``import(`` (relative and absolute paths are not bare)
+_IMPORT = re.compile(r"""(?:\bfrom|\bimport)\s*\(?\s*["']([^"'./][^"']*)["']""")
+
+
+def _package(specifier: str) -> str:
+    """The npm package a bare specifier names (``a/b`` → ``a``, ``@s/a/b`` → ``@s/a``)."""
+    parts = specifier.split("/")
+    return "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
 
 
 def _files(root: Path) -> list[str]:

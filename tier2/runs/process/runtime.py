@@ -22,7 +22,7 @@ from tier2.store.layout import migrate_layout
 from tier2.store.run_store import Durability, RunStore
 from tier2.workspace import secure_workspaces_root
 
-__all__ = ["Runtime", "installed_packs", "load_packs", "open_runtime", "security_build_hash"]
+__all__ = ["Runtime", "load_packs", "open_runtime", "security_build_hash"]
 
 log = logging.getLogger(CONFIG_LOG)
 
@@ -67,11 +67,6 @@ class Runtime:
         if version and version != pack.manifest.version:
             raise PackError(f"pack {ref!r} is not loaded here: this process has {pack.ref}")
         return pack
-
-
-def installed_packs(settings: Settings) -> list[str]:
-    """The ids of the packs installed under the packs directory (a folder with a ``pack.yaml``)."""
-    return sorted(p.parent.name for p in settings.packs_dir.glob("*/pack.yaml"))
 
 
 def load_packs(settings: Settings, security: SecurityConfig) -> dict[str, Pack]:
