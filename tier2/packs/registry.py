@@ -196,7 +196,9 @@ def load_pack(packs_dir: Path, pack_id: str, skills_root: Path | None = None) ->
     for skill in pack.skill_dirs:
         if check_skill(skill) in core:  # AgentScope would let one overwrite the other
             raise PackError(f"pack {pack.ref}: skill {skill.name} has the name of a core skill (skills/)")
-    _LOADED[pack.ref] = pack
+    # the first pack of a ref keeps it: an edited copy of a pack loaded later (another packs dir, same id@version)
+    # never takes the ref over from the one the process runs (`pack_by_ref`: the offline model finds its pack so)
+    _LOADED.setdefault(pack.ref, pack)
     return pack
 
 
